@@ -1,0 +1,28 @@
+"""Linear complementarity problems: w = M z + q, z >= 0, w >= 0, z^T w = 0.
+
+Solvers (one algorithm per module):
+
+* :func:`solve_lemke`, :func:`solve_lemke_regularized` -- Lemke's complementary pivoting
+  (Drake's MobyLcpSolver), :mod:`sinews.lcp.lemke`;
+* :func:`solve_principal_pivoting` -- principal pivoting for PSD problems (Moby's "fast" solver),
+  :mod:`sinews.lcp.principal_pivoting`;
+* :func:`solve_pgs` -- projected Gauss-Seidel / SOR, :mod:`sinews.lcp.pgs`;
+* :func:`mlcp_to_lcp`, :func:`solve_mlcp` -- mixed LCPs reduced to LCPs, :mod:`sinews.lcp.mlcp`;
+* :func:`read_siconos_lcp`, :func:`read_siconos_mlcp` -- Siconos ``.dat`` readers,
+  :mod:`sinews.lcp.siconos_io`.
+
+Every solver returns an :class:`LCPResult` whose diagnostics come from the independent checker
+:func:`check_lcp`. See docs/lcp.md for which solver to use when.
+"""
+
+from .lemke import solve_lemke, solve_lemke_regularized
+from .result import LCPCheck, LCPResult, MLCPResult, check_lcp
+
+__all__ = [
+    "LCPResult",
+    "LCPCheck",
+    "MLCPResult",
+    "check_lcp",
+    "solve_lemke",
+    "solve_lemke_regularized",
+]

@@ -1,0 +1,145 @@
+"""Result objects and the independent solution checker shared by every LCP solver.
+
+The linear complementarity problem LCP(M, q) asks for z with
+
+    w = M z + q,    z >= 0,    w >= 0,    z^T w = 0            (Cottle, Pang & Stone 1992, §1.1)
+
+:func:`check_lcp` looks only at (M, q, z). It does not know which algorithm produced z. Every
+solver computes the diagnostics of its :class:`LCPResult` with it, so a result marked
+``converged`` has passed the same independent test whatever the method.
+
+Measures (documented once, here):
+
+* ``feasibility  = max(0, -min z, -min w)``: the largest violation of z >= 0 or w >= 0;
+* ``complementarity = max_i |z_i w_i|``: the largest complementarity product (Drake's measure);
+* acceptance (``LCPCheck.ok``): ``feasibility <= tol`` and ``max_i min(|z_i|, |w_i|) <= tol``.
+  The second test is the scale-free form of ``z_i w_i = 0``: it asks that in every pair one
+  of the two is (within tol) zero, however large the other is. An absolute bound on the
+  product would reject correct solutions with large z (Drake's test problem 6 has z ~ 98) and
+  is what makes Drake's accept/reject decisions rounding-sensitive (reference notes §4.3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import as_vector, lcp_data
+
+EPS = np.finfo(float).eps
+
+
+@dataclass(frozen=True)
+class LCPCheck:
+    """What :func:`check_lcp` measured for a candidate z."""
+
+    w: np.ndarray
+    complementarity: float   # max |z_i w_i|
+    natural_residual: float  # max min(|z_i|, |w_i|)
+    feasibility: float       # max(0, -min z, -min w)
+    tol: float
+    ok: bool
+
+
+@dataclass
+class LCPResult:
+    """Outcome of an LCP solve.
+
+    z, w            the solution candidate and w = M z + q (z = 0 after a pivoting failure, as
+                    in Drake, so that w is still meaningful)
+    converged       True only when the solver finished normally *and* :func:`check_lcp` accepts z
+    status          a short human-readable reason ("solved", "ray termination", ...)
+    pivots          number of basis (or active-set) changes
+    iterations      number of outer iterations / sweeps (equal to pivots for Lemke)
+    complementarity max |z_i w_i|
+    feasibility     max(0, -min z, -min w)
+    """
+
+    z: np.ndarray
+    w: np.ndarray
+    converged: bool
+    status: str
+    pivots: int = 0
+    iterations: int = 0
+    complementarity: float = 0.0
+    feasibility: float = 0.0
+
+
+@dataclass
+class MLCPResult:
+    """Outcome of a mixed LCP solve (Siconos convention, see :mod:`sinews.lcp.mlcp`).
+
+    u               the free unknowns (size n)
+    v               the complementary unknowns (size m), v >= 0
+    w               w = D u + B v + b, w >= 0, v^T w = 0
+    converged       True only when the reduced LCP converged and every residual is within tol
+    status          reason
+    equality_residual  max |A u + C v + a|
+    complementarity    max |v_i w_i|
+    feasibility        max(0, -min v, -min w)
+    lcp             the result of the reduced LCP solve (diagnostics, pivots, iterations)
+    """
+
+    u: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+    converged: bool
+    status: str
+    equality_residual: float = 0.0
+    complementarity: float = 0.0
+    feasibility: float = 0.0
+    lcp: LCPResult | None = field(default=None, repr=False)
+
+
+def default_check_tolerance(M: np.ndarray, q: np.ndarray) -> float:
+    """sqrt(eps) times the problem scale max(1, max|M_ij|, max|q_i|)."""
+    scale = 1.0
+    if M.size:
+        scale = max(scale, float(np.max(np.abs(M))))
+    if q.size:
+        scale = max(scale, float(np.max(np.abs(q))))
+    return float(np.sqrt(EPS)) * scale
+
+
+def check_lcp(M, q, z, tol: float | None = None) -> LCPCheck:
+    """Check a candidate solution z of LCP(M, q) independently of how it was obtained.
+
+    Parameters
+    ----------
+    M, q : the problem (validated: M square, q of matching length, finite).
+    z : the candidate (length n, finite).
+    tol : acceptance tolerance; ``None`` selects ``sqrt(eps) * max(1, max|M|, max|q|)``.
+
+    Returns an :class:`LCPCheck` with w = M z + q and the measures defined in the module
+    docstring.
+    """
+    M, q = lcp_data(M, q)
+    z = as_vector(z, "z", M.shape[0])
+    if tol is None:
+        tol = default_check_tolerance(M, q)
+    w = M @ z + q
+    if z.size == 0:
+        return LCPCheck(w, 0.0, 0.0, 0.0, float(tol), True)
+    feasibility = max(0.0, float(-z.min()), float(-w.min()))
+    complementarity = float(np.max(np.abs(z * w)))
+    natural = float(np.max(np.minimum(np.abs(z), np.abs(w))))
+    ok = feasibility <= tol and natural <= tol
+    return LCPCheck(w, complementarity, natural, feasibility, float(tol), bool(ok))
+
+
+def make_result(M: np.ndarray, q: np.ndarray, z: np.ndarray, finished: bool, status: str,
+                pivots: int, iterations: int, tol: float | None = None) -> LCPResult:
+    """Build an LCPResult whose diagnostics come from :func:`check_lcp`.
+
+    ``finished`` is the solver's own claim of success; ``converged`` is that claim confirmed by
+    the checker. A claim the checker rejects is reported with the reason appended to status.
+    """
+    chk = check_lcp(M, q, z, tol)
+    converged = bool(finished and chk.ok)
+    if finished and not chk.ok:
+        status = (f"{status}, but the solution check failed (feasibility {chk.feasibility:.3g}, "
+                  f"natural residual {chk.natural_residual:.3g} > tol {chk.tol:.3g})")
+    return LCPResult(z=z, w=chk.w, converged=converged, status=status, pivots=int(pivots),
+                     iterations=int(iterations), complementarity=chk.complementarity,
+                     feasibility=chk.feasibility)
