@@ -16,6 +16,8 @@ Every solver returns an :class:`LCPResult` whose diagnostics come from the indep
 """
 
 from .lemke import solve_lemke, solve_lemke_regularized
+from .pgs import solve_pgs
+from .principal_pivoting import solve_principal_pivoting, solve_principal_pivoting_regularized
 from .result import LCPCheck, LCPResult, MLCPResult, check_lcp
 
 __all__ = [
@@ -25,4 +27,7 @@ __all__ = [
     "check_lcp",
     "solve_lemke",
     "solve_lemke_regularized",
+    "solve_principal_pivoting",
+    "solve_principal_pivoting_regularized",
+    "solve_pgs",
 ]
