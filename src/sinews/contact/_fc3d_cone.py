@@ -66,3 +66,40 @@ def natural_map_sq_sum(r, u, mu, dim):
             total += d2 * d2
     return total
 
+
+
+@njit(cache=True)
+def natural_map_sq_sum_scaled(rs, us, c, mu):
+    """natural_map_sq_sum for r = c_a rs_a, u = us_a / c_a (per-contact scaling c, dimension 3)."""
+    nc = mu.shape[0]
+    total = 0.0
+    for a in range(nc):
+        k = 3 * a
+        ca = c[a]
+        ic = 1.0 / ca
+        m = mu[a]
+        r0 = ca * rs[k]
+        r1 = ca * rs[k + 1]
+        r2 = ca * rs[k + 2]
+        un = ic * us[k]
+        ut1 = ic * us[k + 1]
+        ut2 = ic * us[k + 2]
+        nut = np.sqrt(ut1 * ut1 + ut2 * ut2)
+        zn = r0 - (un + m * nut)
+        z1 = r1 - ut1
+        z2 = r2 - ut2
+        t = np.sqrt(z1 * z1 + z2 * z2)
+        if t <= m * zn:
+            pn, p1, p2 = zn, z1, z2
+        elif m * t <= -zn:
+            pn, p1, p2 = 0.0, 0.0, 0.0
+        else:
+            s = (zn + m * t) / (1.0 + m * m)
+            pn = s
+            p1 = m * s * z1 / t
+            p2 = m * s * z2 / t
+        d0 = r0 - pn
+        d1 = r1 - p1
+        d2 = r2 - p2
+        total += d0 * d0 + d1 * d1 + d2 * d2
+    return total
