@@ -16,9 +16,12 @@ Every solver returns an :class:`LCPResult` whose diagnostics come from the indep
 """
 
 from .lemke import solve_lemke, solve_lemke_regularized
+from .mlcp import (CompleteOrthogonalDecomposition, MLCPCheck, ReducedLCP, check_mlcp,
+                   mlcp_to_lcp, solve_mlcp)
 from .pgs import solve_pgs
 from .principal_pivoting import solve_principal_pivoting, solve_principal_pivoting_regularized
 from .result import LCPCheck, LCPResult, MLCPResult, check_lcp
+from .siconos_io import SiconosLCP, SiconosMLCP, read_siconos_lcp, read_siconos_mlcp
 
 __all__ = [
     "LCPResult",
@@ -30,4 +33,14 @@ __all__ = [
     "solve_principal_pivoting",
     "solve_principal_pivoting_regularized",
     "solve_pgs",
+    "mlcp_to_lcp",
+    "solve_mlcp",
+    "check_mlcp",
+    "MLCPCheck",
+    "ReducedLCP",
+    "CompleteOrthogonalDecomposition",
+    "read_siconos_lcp",
+    "read_siconos_mlcp",
+    "SiconosLCP",
+    "SiconosMLCP",
 ]

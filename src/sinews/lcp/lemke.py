@@ -156,7 +156,7 @@ def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
 
     if n == 0:
         return make_result(M, q, np.zeros(0), True, "solved (empty problem)", 0, 0)
-    if q.min() > -zero_tol:
+    if q.min() > -zero_tol or q.min() >= 0.0:
         return make_result(M, q, np.zeros(n), True, "solved: trivial solution z = 0 (q >= 0)",
                            0, 0)
 

@@ -72,7 +72,7 @@ def solve_principal_pivoting(M, q, z0=None, *, zero_tol: float = -1.0,
     else:
         active = []
     if not active:
-        if q.min() > -tol:
+        if q.min() > -tol or q.min() >= 0.0:
             return make_result(M, q, np.zeros(n), True, "solved: trivial solution z = 0 (q >= 0)",
                                0, 0)
         active = [int(np.argmin(q))]
@@ -108,7 +108,7 @@ def solve_principal_pivoting(M, q, z0=None, *, zero_tol: float = -1.0,
             active.sort()
         if not active:
             # Everything dropped: z = 0 is the candidate of the next iteration.
-            if q.min() > -tol:
+            if q.min() > -tol or q.min() >= 0.0:
                 return make_result(M, q, np.zeros(n), True, "solved", pivots, it)
             active = [int(np.argmin(q))]
     return make_result(M, q, np.zeros(n), False,

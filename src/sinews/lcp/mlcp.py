@@ -1,0 +1,315 @@
+"""Mixed LCPs: eliminate the free variables with a complete orthogonal decomposition.
+
+Block convention (Siconos ``MixedLinearComplementarityProblem``, "ABCD" form): find u (n, free)
+and v (m) with
+
+    A u + C v + a = 0,
+    w = D u + B v + b,     0 <= v  perp  w >= 0,
+
+equivalently z = [u; v], M = [[A, C], [D, B]], q = [a; b] in the Siconos (M, q) form.
+
+Reduction to an LCP (Cottle, Pang & Stone 1992, §1.5; Drake ``MlcpToLcpData``, drake.md §2.2).
+Let A+ be the minimum-norm least-squares inverse (Moore-Penrose pseudo-inverse) of A, applied
+through a complete orthogonal decomposition
+
+    A P = Q R  (QR with column pivoting),   R[:r, :]^T = Z T  (QR of the top rows),
+    so A = Q_r T^T (P Z)^T   and   A+ = (P Z) T^-T Q_r^T,
+
+with numerical rank r = #{ |R_ii| > rank_tol |R_00| } (default rank_tol = max(n_rows, n_cols) eps,
+Eigen's threshold). Then u = -A+ (a + C v) and
+
+    w = (B - D A+ C) v + (b - D A+ a)     -- an LCP in v.
+
+For non-singular A this is exact (and equals Drake's elimination).
+
+Rank-deficient A (redundant equality rows, e.g. the diode-bridge circuits): the minimum-norm
+choice above is Drake's "singularity-robust" one, but it is exact only when a + C v happens to
+lie in range(A). sinews instead makes the elimination exact with a *block principal pivot*
+(CPS §2.3): with r = rank A and U the n - r left null vectors of A (from the same QR), pick
+k = n - r complementarity indices S (column-pivoted QR of U^T C) so that
+
+    P = [[A, C_S], [D_S, B_SS]]
+
+is non-singular, and exchange (u, v_S) with (0, w_S). The LCP unknown becomes
+zeta = [w_S; v_{R}] (R = the other indices) and its partner omega = [v_S; w_R]:
+
+    [u; v_S] = P^-1 ([0; w_S] - Q v_R - p),     Q = [C_R; B_SR],  p = [a; b_S],
+    w_R      = [D_R, B_RS] [u; v_S] + B_RR v_R + b_R.
+
+Complementarity v_i w_i = 0 is unchanged by the exchange, so this LCP is equivalent to the MLCP
+(and P-matrix structure is preserved by principal pivoting). If no non-singular P is found,
+the minimum-norm reduction is used and :func:`solve_mlcp` falls back to the *split* LCP of size
+2n + m, exact for any A: u = u+ - u-, with
+
+    [[ A, -A,  C],   [u+]   [ a]
+     [-A,  A, -C],   [u-] + [-a]   >= 0  perp  [u+; u-; v] >= 0,
+     [ D, -D,  B]]   [v ]   [ b]
+
+where the first two block rows force A u + C v + a = 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+
+from ._validation import as_matrix, as_vector, check_tolerance
+from .lemke import solve_lemke
+from .pgs import solve_pgs
+from .principal_pivoting import solve_principal_pivoting
+from .result import EPS, LCPResult, MLCPResult
+
+__all__ = ["CompleteOrthogonalDecomposition", "ReducedLCP", "mlcp_to_lcp", "solve_mlcp",
+           "check_mlcp", "MLCPCheck"]
+
+
+class CompleteOrthogonalDecomposition:
+    """A = Q_r T^T W^T with orthonormal Q_r (rows x r), W (cols x r) and triangular T (r x r)."""
+
+    def __init__(self, A: np.ndarray, rank_tol: float | None = None):
+        A = np.asarray(A, dtype=float)
+        rows, cols = A.shape
+        self.shape = A.shape
+        if A.size == 0:
+            self.rank = 0
+            self.Q = np.zeros((rows, 0))
+            self.T = np.zeros((0, 0))
+            self.W = np.zeros((cols, 0))
+            return
+        if rank_tol is None:
+            rank_tol = max(rows, cols) * EPS
+        Q, R, perm = scipy.linalg.qr(A, mode="economic", pivoting=True)
+        diag = np.abs(np.diag(R))
+        r = int(np.sum(diag > rank_tol * diag[0])) if diag[0] > 0 else 0
+        self.rank = r
+        self.Q = Q[:, :r]
+        if r == 0:
+            self.T = np.zeros((0, 0))
+            self.W = np.zeros((cols, 0))
+            return
+        Z, T = scipy.linalg.qr(R[:r, :].T, mode="economic")   # R_top^T = Z T
+        W = np.empty_like(Z)
+        W[perm] = Z                                           # undo the column permutation
+        self.T = T
+        self.W = W
+
+    def pinv_solve(self, rhs: np.ndarray) -> np.ndarray:
+        """Minimum-norm least-squares solution A+ rhs (rhs may be 1-D or 2-D)."""
+        rhs = np.asarray(rhs, dtype=float)
+        if self.rank == 0:
+            return np.zeros((self.shape[1],) + rhs.shape[1:])
+        y = self.Q.T @ rhs
+        y = scipy.linalg.solve_triangular(self.T, y, trans="T", lower=False)
+        return self.W @ y
+
+
+@dataclass
+class ReducedLCP:
+    """The LCP in zeta left after eliminating u, and the affine map back to (u, v).
+
+    M, q         the reduced LCP: omega = M zeta + q, 0 <= zeta perp omega >= 0
+    rank         numerical rank of A
+    swapped      the complementarity indices S exchanged by the block pivot (empty when A has
+                 full rank): zeta = [w_S; v_R], omega = [v_S; w_R] in index order S then R
+    exact        False only for the minimum-norm fallback (rank-deficient A, no pivot found)
+    """
+
+    M: np.ndarray
+    q: np.ndarray
+    rank: int
+    swapped: np.ndarray
+    exact: bool
+    u_map: np.ndarray
+    u_offset: np.ndarray
+    v_map: np.ndarray
+    v_offset: np.ndarray
+
+    def recover(self, zeta) -> tuple[np.ndarray, np.ndarray]:
+        """(u, v) from a solution zeta of the reduced LCP."""
+        zeta = np.asarray(zeta, dtype=float)
+        return self.u_map @ zeta + self.u_offset, self.v_map @ zeta + self.v_offset
+
+    def recover_u(self, zeta) -> np.ndarray:
+        """The free variables u from a solution zeta of the reduced LCP."""
+        return self.recover(zeta)[0]
+
+
+@dataclass(frozen=True)
+class MLCPCheck:
+    """What :func:`check_mlcp` measured."""
+
+    w: np.ndarray
+    equality_residual: float   # max |A u + C v + a|
+    complementarity: float     # max |v_i w_i|
+    natural_residual: float    # max min(|v_i|, |w_i|)
+    feasibility: float         # max(0, -min v, -min w)
+    tol: float
+    ok: bool
+
+
+def _validate_mlcp(A, C, D, B, a, b):
+    A = as_matrix(A, "A", square=True)
+    n = A.shape[0]
+    B = as_matrix(B, "B", square=True)
+    m = B.shape[0]
+    C = as_matrix(np.reshape(C, (n, m)) if np.size(C) == n * m == 0 else C, "C", rows=n, cols=m)
+    D = as_matrix(np.reshape(D, (m, n)) if np.size(D) == n * m == 0 else D, "D", rows=m, cols=n)
+    a = as_vector(a, "a", n)
+    b = as_vector(b, "b", m)
+    return A, C, D, B, a, b
+
+
+def _scale(*arrays) -> float:
+    s = 1.0
+    for x in arrays:
+        if x.size:
+            s = max(s, float(np.max(np.abs(x))))
+    return s
+
+
+def check_mlcp(A, C, D, B, a, b, u, v, tol: float | None = None) -> MLCPCheck:
+    """Independent check of (u, v) for the MLCP (A, C, D, B, a, b); see the module docstring.
+
+    ``ok`` requires equality residual, feasibility and max min(|v_i|, |w_i|) all <= tol; the
+    default tol is sqrt(eps) * max(1, max|A|, |B|, |C|, |D|, |a|, |b|).
+    """
+    A, C, D, B, a, b = _validate_mlcp(A, C, D, B, a, b)
+    u = as_vector(u, "u", A.shape[0])
+    v = as_vector(v, "v", B.shape[0])
+    if tol is None:
+        tol = float(np.sqrt(EPS)) * _scale(A, B, C, D, a, b)
+    eq = A @ u + C @ v + a
+    w = D @ u + B @ v + b
+    eq_res = float(np.max(np.abs(eq))) if eq.size else 0.0
+    if v.size:
+        feas = max(0.0, float(-v.min()), float(-w.min()))
+        comp = float(np.max(np.abs(v * w)))
+        nat = float(np.max(np.minimum(np.abs(v), np.abs(w))))
+    else:
+        feas = comp = nat = 0.0
+    ok = eq_res <= tol and feas <= tol and nat <= tol
+    return MLCPCheck(w, eq_res, comp, nat, feas, float(tol), bool(ok))
+
+
+def _choose_swap(A: np.ndarray, C: np.ndarray, D: np.ndarray, B: np.ndarray,
+                 rank: int) -> np.ndarray | None:
+    """Complementarity indices S making P = [[A, C_S], [D_S, B_SS]] non-singular, or None."""
+    n = A.shape[0]
+    k = n - rank
+    if k > C.shape[1]:
+        return None
+    Q, _, _ = scipy.linalg.qr(A, pivoting=True)
+    U = Q[:, rank:]                                     # left null space of A
+    _, RG, piv = scipy.linalg.qr(U.T @ C, pivoting=True)
+    S = np.sort(piv[:k])
+    P = np.block([[A, C[:, S]], [D[S, :], B[np.ix_(S, S)]]])
+    if np.linalg.cond(P) > 1.0 / np.sqrt(EPS):
+        return None
+    return S
+
+
+def mlcp_to_lcp(A, C, D, B, a, b, *, rank_tol: float | None = None) -> ReducedLCP:
+    """Eliminate the free variables u; return the reduced LCP and the map back to (u, v).
+
+    Full-rank A: u = -A+ (a + C v) and the LCP is (B - D A+ C, b - D A+ a) in v. Rank-deficient
+    A: the exact block pivot of the module docstring (or, failing that, the minimum-norm
+    reduction with ``exact=False``).
+    """
+    A, C, D, B, a, b = _validate_mlcp(A, C, D, B, a, b)
+    if rank_tol is not None:
+        rank_tol = check_tolerance(rank_tol, "rank_tol")
+    n, m = A.shape[0], B.shape[0]
+    cod = CompleteOrthogonalDecomposition(A, rank_tol)
+    S = None if cod.rank == n else _choose_swap(A, C, D, B, cod.rank)
+    if cod.rank == n or S is None:
+        AinvC = cod.pinv_solve(C)           # n x m
+        Ainva = cod.pinv_solve(a)           # n
+        return ReducedLCP(M=B - D @ AinvC, q=b - D @ Ainva, rank=cod.rank,
+                          swapped=np.zeros(0, dtype=int), exact=cod.rank == n,
+                          u_map=-AinvC, u_offset=-Ainva, v_map=np.eye(m), v_offset=np.zeros(m))
+    R = np.setdiff1d(np.arange(m), S)
+    k = S.size
+    P = np.block([[A, C[:, S]], [D[S, :], B[np.ix_(S, S)]]])
+    Qm = np.vstack([C[:, R], B[np.ix_(S, R)]])
+    p = np.concatenate([a, b[S]])
+    E = np.vstack([np.zeros((n, k)), np.eye(k)])
+    lu = scipy.linalg.lu_factor(P)
+    PinvE = scipy.linalg.lu_solve(lu, E)
+    PinvQ = scipy.linalg.lu_solve(lu, Qm)
+    Pinvp = scipy.linalg.lu_solve(lu, p)
+    # [u; v_S] = X zeta + x0 with zeta = [w_S; v_R]
+    X = np.hstack([PinvE, -PinvQ])
+    x0 = -Pinvp
+    Rm = np.hstack([D[R, :], B[np.ix_(R, S)]])
+    M_red = np.vstack([X[n:], Rm @ X + np.hstack([np.zeros((R.size, k)), B[np.ix_(R, R)]])])
+    q_red = np.concatenate([x0[n:], Rm @ x0 + b[R]])
+    v_map = np.zeros((m, k + R.size))
+    v_offset = np.zeros(m)
+    v_map[S] = X[n:]
+    v_offset[S] = x0[n:]
+    v_map[R, k:] = np.eye(R.size)
+    return ReducedLCP(M=M_red, q=q_red, rank=cod.rank, swapped=S, exact=True,
+                      u_map=X[:n], u_offset=x0[:n], v_map=v_map, v_offset=v_offset)
+
+
+_SOLVERS = {"lemke": solve_lemke, "principal_pivoting": solve_principal_pivoting,
+            "pgs": solve_pgs}
+
+
+def _solve_lcp(method: str, M, q, options: dict) -> LCPResult:
+    opts = dict(options)
+    if method == "lemke":
+        opts.setdefault("lexicographic", True)
+    return _SOLVERS[method](M, q, **opts)
+
+
+def solve_mlcp(A, C, D, B, a, b, *, method: str = "lemke", rank_tol: float | None = None,
+               tol: float | None = None, **options) -> MLCPResult:
+    """Solve the MLCP  A u + C v + a = 0,  0 <= v perp D u + B v + b >= 0.
+
+    method : LCP solver for the reduced problem: "lemke" (default, lexicographic unless
+             ``lexicographic=False`` is passed), "principal_pivoting" or "pgs"; ``options`` go to
+             that solver.
+    rank_tol : relative rank threshold of the complete orthogonal decomposition of A.
+    tol : acceptance tolerance of :func:`check_mlcp` (default sqrt(eps) * data scale).
+
+    If the reduction is not exact (rank-deficient A and no block pivot found) and its solution
+    violates the equality rows, the split LCP of size 2n + m (module docstring) is solved
+    instead. ``converged`` is True only
+    when :func:`check_mlcp` accepts the returned (u, v).
+    """
+    A, C, D, B, a, b = _validate_mlcp(A, C, D, B, a, b)
+    if method not in _SOLVERS:
+        raise ValueError(f"method must be one of {sorted(_SOLVERS)}, got {method!r}")
+    n, m = A.shape[0], B.shape[0]
+    red = mlcp_to_lcp(A, C, D, B, a, b, rank_tol=rank_tol)
+    lcp = _solve_lcp(method, red.M, red.q, options)
+    u, v = red.recover(lcp.z)
+    chk = check_mlcp(A, C, D, B, a, b, u, v, tol)
+    path = f"reduced LCP (rank A = {red.rank} of {n}"
+    path += f", block pivot on v{list(map(int, red.swapped))})" if red.swapped.size else ")"
+    if not chk.ok and not red.exact:
+        # Rank-deficient A: the minimum-norm elimination is not exact; use the split form.
+        M_split = np.block([[A, -A, C], [-A, A, -C], [D, -D, B]])
+        q_split = np.concatenate([a, -a, b])
+        lcp_split = _solve_lcp(method, M_split, q_split, options)
+        u_s = lcp_split.z[:n] - lcp_split.z[n:2 * n]
+        v_s = lcp_split.z[2 * n:]
+        chk_s = check_mlcp(A, C, D, B, a, b, u_s, v_s, tol)
+        if chk_s.ok or not lcp.converged:
+            lcp, u, v, chk = lcp_split, u_s, v_s, chk_s
+            path = f"split LCP of size {2 * n + m} (rank A = {red.rank} of {n})"
+    converged = bool(lcp.converged and chk.ok)
+    if converged:
+        status = f"solved via {path}"
+    elif not lcp.converged:
+        status = f"{path}: LCP solver failed: {lcp.status}"
+    else:
+        status = (f"{path}: MLCP check failed (equality residual {chk.equality_residual:.3g}, "
+                  f"feasibility {chk.feasibility:.3g}, natural residual "
+                  f"{chk.natural_residual:.3g}, tol {chk.tol:.3g})")
+    return MLCPResult(u=u, v=v, w=chk.w, converged=converged, status=status,
+                      equality_residual=chk.equality_residual,
+                      complementarity=chk.complementarity, feasibility=chk.feasibility, lcp=lcp)
