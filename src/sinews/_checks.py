@@ -1,0 +1,48 @@
+"""Argument checking shared by the public functions (done once per call, before a kernel)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+_F64 = np.dtype(np.float64)
+
+
+def vector(x, n: int, name: str) -> np.ndarray:
+    """``x`` as a contiguous float64 vector of length ``n`` (ValueError naming ``name``)."""
+    if type(x) is not np.ndarray or x.dtype is not _F64 or not x.flags.c_contiguous:
+        try:
+            x = np.ascontiguousarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must be a real vector of length {n}: {exc}") from None
+    if x.ndim != 1 or x.shape[0] != n:
+        raise ValueError(f"{name} must have shape ({n},), got {x.shape}")
+    return x
+
+
+def finite_vector(x, n: int, name: str) -> np.ndarray:
+    x = vector(x, n, name)
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return x
+
+
+def matrix(x, shape, name: str) -> np.ndarray:
+    try:
+        a = np.ascontiguousarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a real array of shape {shape}: {exc}") from None
+    if a.shape != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)}, got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return a
+
+
+def point(x, name: str = "point") -> np.ndarray:
+    return finite_vector(x, 3, name)
+
+
+def raise_kernel_code(code: int, names=("q", "v", "a", "f_ext")):
+    """Turn a kernel's negative return code into a ValueError naming the argument."""
+    if code < 0:
+        raise ValueError(f"{names[-code - 1]} contains NaN or infinity")

@@ -1,0 +1,1367 @@
+"""Numba kernels over the compiled model arrays (``mi``, ``mf``) and a workspace (``ws``).
+
+Design (see ``docs/performance.md``): one kernel per algorithm, few array arguments, flat 1-D
+indexing with constant offsets from :mod:`sinews._layout`, transforms as (R, p) pairs, and no
+helper that takes arrays inside a hot loop (the small helpers here take and return scalars and
+are inlined).  Kernels are compiled lazily on first call and cached on disk (``cache=True``).
+
+Equations and sources are stated in the public modules (``sinews.rnea``, ``sinews.aba``, ...).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._layout import (
+    MF_AXIS,
+    MF_H,
+    MF_HEADER,
+    MF_IO,
+    MF_JP,
+    MF_JR,
+    MF_MASS,
+    MF_PITCH,
+    MF_STRIDE,
+    MI_AXES,
+    MI_AXIS,
+    MI_IQ,
+    MI_IV,
+    MI_NV,
+    MI_PARENT,
+    MI_TYPE,
+    WS_A,
+    WS_C,
+    WS_CJ,
+    WS_DINV,
+    WS_F,
+    WS_IA,
+    WS_OP,
+    WS_OR,
+    WS_P,
+    WS_PA,
+    WS_R,
+    WS_STRIDE,
+    WS_V,
+    TMP_B,
+    TMP_D,
+    TMP_E,
+    TMP_IA,
+    TMP_UD,
+)
+from .joints import JT_FREEFLYER, JT_HELICAL, JT_MULTIAXIS, JT_PRISMATIC, JT_REVOLUTE, JT_SPHERICAL
+
+# ----------------------------------------------------------------------------------------------
+# scalar helpers (inlined)
+
+
+@njit(inline="always", cache=True)
+def _cross(a0, a1, a2, b0, b1, b2):
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@njit(inline="always", cache=True)
+def _rodrigues(a0, a1, a2, c, s):
+    t = 1.0 - c
+    return (
+        c + t * a0 * a0,
+        t * a0 * a1 - s * a2,
+        t * a0 * a2 + s * a1,
+        t * a0 * a1 + s * a2,
+        c + t * a1 * a1,
+        t * a1 * a2 - s * a0,
+        t * a0 * a2 - s * a1,
+        t * a1 * a2 + s * a0,
+        c + t * a2 * a2,
+    )
+
+
+@njit(inline="always", cache=True)
+def _quat_matrix(x, y, z, w):
+    s = 2.0 / (x * x + y * y + z * z + w * w)
+    return (
+        1.0 - s * (y * y + z * z),
+        s * (x * y - z * w),
+        s * (x * z + y * w),
+        s * (x * y + z * w),
+        1.0 - s * (x * x + z * z),
+        s * (y * z - x * w),
+        s * (x * z - y * w),
+        s * (y * z + x * w),
+        1.0 - s * (x * x + y * y),
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# joint pass: link poses, motion subspaces, velocities, velocity-product accelerations
+
+
+@njit(cache=True)
+def joint_pass(q, v, mi, mf, ws, mode):
+    """Per link: pose (R, p) in the parent link; multi-axis S(q) into the S region;
+    if ``mode & 1``: spatial velocity v_i and c_i = cJ + v_i x vJ;
+    if ``mode & 2``: world pose (oR, op)."""
+    nl = mi.shape[0]
+    nv = mi[nl - 1, MI_IV] + mi[nl - 1, MI_NV]
+    s_off = nl * WS_STRIDE
+    tmp = s_off + 13 * nv
+    for k in range(nl):
+        par = mi[k, MI_PARENT]
+        jt = mi[k, MI_TYPE]
+        iq = mi[k, MI_IQ]
+        iv = mi[k, MI_IV]
+        nvj = mi[k, MI_NV]
+        b = MF_HEADER + k * MF_STRIDE
+        w = k * WS_STRIDE
+        a0 = mf[b + MF_AXIS]
+        a1 = mf[b + MF_AXIS + 1]
+        a2 = mf[b + MF_AXIS + 2]
+        p0 = 0.0
+        p1 = 0.0
+        p2 = 0.0
+        r00 = 1.0
+        r01 = 0.0
+        r02 = 0.0
+        r10 = 0.0
+        r11 = 1.0
+        r12 = 0.0
+        r20 = 0.0
+        r21 = 0.0
+        r22 = 1.0
+        if jt == JT_REVOLUTE:
+            ac = mi[k, MI_AXIS]
+            c = math.cos(q[iq])
+            s = math.sin(q[iq])
+            if ac == 1:
+                r11 = c
+                r12 = -s
+                r21 = s
+                r22 = c
+            elif ac == 2:
+                r00 = c
+                r02 = s
+                r20 = -s
+                r22 = c
+            elif ac == 3:
+                r00 = c
+                r01 = -s
+                r10 = s
+                r11 = c
+            else:
+                r00, r01, r02, r10, r11, r12, r20, r21, r22 = _rodrigues(a0, a1, a2, c, s)
+        elif jt == JT_PRISMATIC:
+            p0 = a0 * q[iq]
+            p1 = a1 * q[iq]
+            p2 = a2 * q[iq]
+        elif jt == JT_HELICAL:
+            c = math.cos(q[iq])
+            s = math.sin(q[iq])
+            r00, r01, r02, r10, r11, r12, r20, r21, r22 = _rodrigues(a0, a1, a2, c, s)
+            d = mf[b + MF_PITCH] * q[iq]
+            p0 = a0 * d
+            p1 = a1 * d
+            p2 = a2 * d
+        elif jt == JT_SPHERICAL:
+            r00, r01, r02, r10, r11, r12, r20, r21, r22 = _quat_matrix(
+                q[iq], q[iq + 1], q[iq + 2], q[iq + 3]
+            )
+        elif jt == JT_FREEFLYER:
+            p0 = q[iq]
+            p1 = q[iq + 1]
+            p2 = q[iq + 2]
+            r00, r01, r02, r10, r11, r12, r20, r21, r22 = _quat_matrix(
+                q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6]
+            )
+        else:  # JT_MULTIAXIS: X = exp(s_1 q_1) ... exp(s_k q_k), axes mapped to the joint frame F0
+            ao = mi[k, MI_AXES]
+            Vw0 = 0.0
+            Vw1 = 0.0
+            Vw2 = 0.0
+            Vv0 = 0.0
+            Vv1 = 0.0
+            Vv2 = 0.0
+            Aw0 = 0.0
+            Aw1 = 0.0
+            Aw2 = 0.0
+            Av0 = 0.0
+            Av1 = 0.0
+            Av2 = 0.0
+            for i in range(nvj):
+                o = ao + 6 * i
+                w0 = mf[o]
+                w1 = mf[o + 1]
+                w2 = mf[o + 2]
+                u0 = mf[o + 3]
+                u1 = mf[o + 4]
+                u2 = mf[o + 5]
+                # the axis in F0 coordinates: X_0_(i-1) s_i
+                sw0 = r00 * w0 + r01 * w1 + r02 * w2
+                sw1 = r10 * w0 + r11 * w1 + r12 * w2
+                sw2 = r20 * w0 + r21 * w1 + r22 * w2
+                c0, c1, c2 = _cross(p0, p1, p2, sw0, sw1, sw2)
+                sv0 = r00 * u0 + r01 * u1 + r02 * u2 + c0
+                sv1 = r10 * u0 + r11 * u1 + r12 * u2 + c1
+                sv2 = r20 * u0 + r21 * u1 + r22 * u2 + c2
+                t = tmp + 6 * i
+                ws[t] = sw0
+                ws[t + 1] = sw1
+                ws[t + 2] = sw2
+                ws[t + 3] = sv0
+                ws[t + 4] = sv1
+                ws[t + 5] = sv2
+                if mode & 1:
+                    qd = v[iv + i]
+                    # A += (V x s0) qd ;  V += s0 qd
+                    x0, x1, x2 = _cross(Vw0, Vw1, Vw2, sw0, sw1, sw2)
+                    y0, y1, y2 = _cross(Vw0, Vw1, Vw2, sv0, sv1, sv2)
+                    z0, z1, z2 = _cross(Vv0, Vv1, Vv2, sw0, sw1, sw2)
+                    Aw0 += x0 * qd
+                    Aw1 += x1 * qd
+                    Aw2 += x2 * qd
+                    Av0 += (y0 + z0) * qd
+                    Av1 += (y1 + z1) * qd
+                    Av2 += (y2 + z2) * qd
+                    Vw0 += sw0 * qd
+                    Vw1 += sw1 * qd
+                    Vw2 += sw2 * qd
+                    Vv0 += sv0 * qd
+                    Vv1 += sv1 * qd
+                    Vv2 += sv2 * qd
+                th = q[iq + i]
+                if w0 * w0 + w1 * w1 + w2 * w2 > 0.5:
+                    c = math.cos(th)
+                    s = math.sin(th)
+                    e00, e01, e02, e10, e11, e12, e20, e21, e22 = _rodrigues(w0, w1, w2, c, s)
+                    x0, x1, x2 = _cross(w0, w1, w2, u0, u1, u2)
+                    wu = (w0 * u0 + w1 * u1 + w2 * u2) * th
+                    f0 = x0 - (e00 * x0 + e01 * x1 + e02 * x2) + w0 * wu
+                    f1 = x1 - (e10 * x0 + e11 * x1 + e12 * x2) + w1 * wu
+                    f2 = x2 - (e20 * x0 + e21 * x1 + e22 * x2) + w2 * wu
+                else:
+                    e00 = 1.0
+                    e01 = 0.0
+                    e02 = 0.0
+                    e10 = 0.0
+                    e11 = 1.0
+                    e12 = 0.0
+                    e20 = 0.0
+                    e21 = 0.0
+                    e22 = 1.0
+                    f0 = u0 * th
+                    f1 = u1 * th
+                    f2 = u2 * th
+                p0 += r00 * f0 + r01 * f1 + r02 * f2
+                p1 += r10 * f0 + r11 * f1 + r12 * f2
+                p2 += r20 * f0 + r21 * f1 + r22 * f2
+                n00 = r00 * e00 + r01 * e10 + r02 * e20
+                n01 = r00 * e01 + r01 * e11 + r02 * e21
+                n02 = r00 * e02 + r01 * e12 + r02 * e22
+                n10 = r10 * e00 + r11 * e10 + r12 * e20
+                n11 = r10 * e01 + r11 * e11 + r12 * e21
+                n12 = r10 * e02 + r11 * e12 + r12 * e22
+                n20 = r20 * e00 + r21 * e10 + r22 * e20
+                n21 = r20 * e01 + r21 * e11 + r22 * e21
+                n22 = r20 * e02 + r21 * e12 + r22 * e22
+                r00 = n00
+                r01 = n01
+                r02 = n02
+                r10 = n10
+                r11 = n11
+                r12 = n12
+                r20 = n20
+                r21 = n21
+                r22 = n22
+            # S columns in child axes: X_child_0 s0
+            for i in range(nvj):
+                t = tmp + 6 * i
+                sw0 = ws[t]
+                sw1 = ws[t + 1]
+                sw2 = ws[t + 2]
+                c0, c1, c2 = _cross(p0, p1, p2, sw0, sw1, sw2)
+                d0 = ws[t + 3] - c0
+                d1 = ws[t + 4] - c1
+                d2 = ws[t + 5] - c2
+                so = s_off + 6 * (iv + i)
+                ws[so] = r00 * sw0 + r10 * sw1 + r20 * sw2
+                ws[so + 1] = r01 * sw0 + r11 * sw1 + r21 * sw2
+                ws[so + 2] = r02 * sw0 + r12 * sw1 + r22 * sw2
+                ws[so + 3] = r00 * d0 + r10 * d1 + r20 * d2
+                ws[so + 4] = r01 * d0 + r11 * d1 + r21 * d2
+                ws[so + 5] = r02 * d0 + r12 * d1 + r22 * d2
+            if mode & 1:
+                c0, c1, c2 = _cross(p0, p1, p2, Aw0, Aw1, Aw2)
+                d0 = Av0 - c0
+                d1 = Av1 - c1
+                d2 = Av2 - c2
+                ws[w + WS_CJ] = r00 * Aw0 + r10 * Aw1 + r20 * Aw2
+                ws[w + WS_CJ + 1] = r01 * Aw0 + r11 * Aw1 + r21 * Aw2
+                ws[w + WS_CJ + 2] = r02 * Aw0 + r12 * Aw1 + r22 * Aw2
+                ws[w + WS_CJ + 3] = r00 * d0 + r10 * d1 + r20 * d2
+                ws[w + WS_CJ + 4] = r01 * d0 + r11 * d1 + r21 * d2
+                ws[w + WS_CJ + 5] = r02 * d0 + r12 * d1 + r22 * d2
+        # compose with the joint placement: X_parent_link = X_parent_joint X_joint_link
+        j0 = b + MF_JR
+        q00 = mf[j0]
+        q01 = mf[j0 + 1]
+        q02 = mf[j0 + 2]
+        q10 = mf[j0 + 3]
+        q11 = mf[j0 + 4]
+        q12 = mf[j0 + 5]
+        q20 = mf[j0 + 6]
+        q21 = mf[j0 + 7]
+        q22 = mf[j0 + 8]
+        R00 = q00 * r00 + q01 * r10 + q02 * r20
+        R01 = q00 * r01 + q01 * r11 + q02 * r21
+        R02 = q00 * r02 + q01 * r12 + q02 * r22
+        R10 = q10 * r00 + q11 * r10 + q12 * r20
+        R11 = q10 * r01 + q11 * r11 + q12 * r21
+        R12 = q10 * r02 + q11 * r12 + q12 * r22
+        R20 = q20 * r00 + q21 * r10 + q22 * r20
+        R21 = q20 * r01 + q21 * r11 + q22 * r21
+        R22 = q20 * r02 + q21 * r12 + q22 * r22
+        P0 = mf[b + MF_JP] + q00 * p0 + q01 * p1 + q02 * p2
+        P1 = mf[b + MF_JP + 1] + q10 * p0 + q11 * p1 + q12 * p2
+        P2 = mf[b + MF_JP + 2] + q20 * p0 + q21 * p1 + q22 * p2
+        ws[w + WS_R] = R00
+        ws[w + WS_R + 1] = R01
+        ws[w + WS_R + 2] = R02
+        ws[w + WS_R + 3] = R10
+        ws[w + WS_R + 4] = R11
+        ws[w + WS_R + 5] = R12
+        ws[w + WS_R + 6] = R20
+        ws[w + WS_R + 7] = R21
+        ws[w + WS_R + 8] = R22
+        ws[w + WS_P] = P0
+        ws[w + WS_P + 1] = P1
+        ws[w + WS_P + 2] = P2
+        if mode & 2:
+            if par >= 0:
+                wp = par * WS_STRIDE
+                o00 = ws[wp + WS_OR]
+                o01 = ws[wp + WS_OR + 1]
+                o02 = ws[wp + WS_OR + 2]
+                o10 = ws[wp + WS_OR + 3]
+                o11 = ws[wp + WS_OR + 4]
+                o12 = ws[wp + WS_OR + 5]
+                o20 = ws[wp + WS_OR + 6]
+                o21 = ws[wp + WS_OR + 7]
+                o22 = ws[wp + WS_OR + 8]
+                ws[w + WS_OR] = o00 * R00 + o01 * R10 + o02 * R20
+                ws[w + WS_OR + 1] = o00 * R01 + o01 * R11 + o02 * R21
+                ws[w + WS_OR + 2] = o00 * R02 + o01 * R12 + o02 * R22
+                ws[w + WS_OR + 3] = o10 * R00 + o11 * R10 + o12 * R20
+                ws[w + WS_OR + 4] = o10 * R01 + o11 * R11 + o12 * R21
+                ws[w + WS_OR + 5] = o10 * R02 + o11 * R12 + o12 * R22
+                ws[w + WS_OR + 6] = o20 * R00 + o21 * R10 + o22 * R20
+                ws[w + WS_OR + 7] = o20 * R01 + o21 * R11 + o22 * R21
+                ws[w + WS_OR + 8] = o20 * R02 + o21 * R12 + o22 * R22
+                ws[w + WS_OP] = ws[wp + WS_OP] + o00 * P0 + o01 * P1 + o02 * P2
+                ws[w + WS_OP + 1] = ws[wp + WS_OP + 1] + o10 * P0 + o11 * P1 + o12 * P2
+                ws[w + WS_OP + 2] = ws[wp + WS_OP + 2] + o20 * P0 + o21 * P1 + o22 * P2
+            else:
+                for i in range(9):
+                    ws[w + WS_OR + i] = ws[w + WS_R + i]
+                for i in range(3):
+                    ws[w + WS_OP + i] = ws[w + WS_P + i]
+        if mode & 1:
+            # v_i = X_i_parent v_parent + S qd
+            if par >= 0:
+                wp = par * WS_STRIDE
+                pw0 = ws[wp + WS_V]
+                pw1 = ws[wp + WS_V + 1]
+                pw2 = ws[wp + WS_V + 2]
+                c0, c1, c2 = _cross(pw0, pw1, pw2, P0, P1, P2)
+                pv0 = ws[wp + WS_V + 3] + c0
+                pv1 = ws[wp + WS_V + 4] + c1
+                pv2 = ws[wp + WS_V + 5] + c2
+                vw0 = R00 * pw0 + R10 * pw1 + R20 * pw2
+                vw1 = R01 * pw0 + R11 * pw1 + R21 * pw2
+                vw2 = R02 * pw0 + R12 * pw1 + R22 * pw2
+                vv0 = R00 * pv0 + R10 * pv1 + R20 * pv2
+                vv1 = R01 * pv0 + R11 * pv1 + R21 * pv2
+                vv2 = R02 * pv0 + R12 * pv1 + R22 * pv2
+            else:
+                vw0 = 0.0
+                vw1 = 0.0
+                vw2 = 0.0
+                vv0 = 0.0
+                vv1 = 0.0
+                vv2 = 0.0
+            jw0 = 0.0
+            jw1 = 0.0
+            jw2 = 0.0
+            jv0 = 0.0
+            jv1 = 0.0
+            jv2 = 0.0
+            for i in range(nvj):
+                so = s_off + 6 * (iv + i)
+                qd = v[iv + i]
+                jw0 += ws[so] * qd
+                jw1 += ws[so + 1] * qd
+                jw2 += ws[so + 2] * qd
+                jv0 += ws[so + 3] * qd
+                jv1 += ws[so + 4] * qd
+                jv2 += ws[so + 5] * qd
+            vw0 += jw0
+            vw1 += jw1
+            vw2 += jw2
+            vv0 += jv0
+            vv1 += jv1
+            vv2 += jv2
+            ws[w + WS_V] = vw0
+            ws[w + WS_V + 1] = vw1
+            ws[w + WS_V + 2] = vw2
+            ws[w + WS_V + 3] = vv0
+            ws[w + WS_V + 4] = vv1
+            ws[w + WS_V + 5] = vv2
+            # c = cJ + v x vJ
+            x0, x1, x2 = _cross(vw0, vw1, vw2, jw0, jw1, jw2)
+            y0, y1, y2 = _cross(vw0, vw1, vw2, jv0, jv1, jv2)
+            z0, z1, z2 = _cross(vv0, vv1, vv2, jw0, jw1, jw2)
+            if jt == JT_MULTIAXIS:
+                x0 += ws[w + WS_CJ]
+                x1 += ws[w + WS_CJ + 1]
+                x2 += ws[w + WS_CJ + 2]
+                y0 += ws[w + WS_CJ + 3]
+                y1 += ws[w + WS_CJ + 4]
+                y2 += ws[w + WS_CJ + 5]
+            ws[w + WS_C] = x0
+            ws[w + WS_C + 1] = x1
+            ws[w + WS_C + 2] = x2
+            ws[w + WS_C + 3] = y0 + z0
+            ws[w + WS_C + 4] = y1 + z1
+            ws[w + WS_C + 5] = y2 + z2
+
+
+@njit(cache=True)
+def check_finite(x):
+    for i in range(x.shape[0]):
+        if not math.isfinite(x[i]):
+            return i
+    return -1
+
+
+@njit(cache=True)
+def check_inputs(q, v, a, fext, use_fext):
+    if check_finite(q) >= 0:
+        return -1
+    if check_finite(v) >= 0:
+        return -2
+    if check_finite(a) >= 0:
+        return -3
+    if use_fext:
+        for k in range(fext.shape[0]):
+            for i in range(6):
+                if not math.isfinite(fext[k, i]):
+                    return -4
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# RNEA
+
+
+@njit(cache=True)
+def rnea(q, v, a, fext, tau, mi, mf, ws, flags):
+    """tau = ID(q, v, a, fext).  flags & 1: use fext (nlinks x 6, link axes);
+    flags & 2: no gravity.  Returns 0, or -1/-2/-3/-4 if q/v/a/fext is not finite."""
+    code = check_inputs(q, v, a, fext, flags & 1)
+    if code != 0:
+        return code
+    joint_pass(q, v, mi, mf, ws, 1)
+    nl = mi.shape[0]
+    s_off = nl * WS_STRIDE
+    if flags & 2:
+        g0 = 0.0
+        g1 = 0.0
+        g2 = 0.0
+    else:
+        g0 = mf[0]
+        g1 = mf[1]
+        g2 = mf[2]
+    for k in range(nl):
+        par = mi[k, MI_PARENT]
+        iv = mi[k, MI_IV]
+        nvj = mi[k, MI_NV]
+        b = MF_HEADER + k * MF_STRIDE
+        w = k * WS_STRIDE
+        R00 = ws[w + WS_R]
+        R01 = ws[w + WS_R + 1]
+        R02 = ws[w + WS_R + 2]
+        R10 = ws[w + WS_R + 3]
+        R11 = ws[w + WS_R + 4]
+        R12 = ws[w + WS_R + 5]
+        R20 = ws[w + WS_R + 6]
+        R21 = ws[w + WS_R + 7]
+        R22 = ws[w + WS_R + 8]
+        if par >= 0:
+            wp = par * WS_STRIDE
+            pw0 = ws[wp + WS_A]
+            pw1 = ws[wp + WS_A + 1]
+            pw2 = ws[wp + WS_A + 2]
+            c0, c1, c2 = _cross(pw0, pw1, pw2, ws[w + WS_P], ws[w + WS_P + 1], ws[w + WS_P + 2])
+            pv0 = ws[wp + WS_A + 3] + c0
+            pv1 = ws[wp + WS_A + 4] + c1
+            pv2 = ws[wp + WS_A + 5] + c2
+            aw0 = R00 * pw0 + R10 * pw1 + R20 * pw2
+            aw1 = R01 * pw0 + R11 * pw1 + R21 * pw2
+            aw2 = R02 * pw0 + R12 * pw1 + R22 * pw2
+        else:
+            pv0 = -g0
+            pv1 = -g1
+            pv2 = -g2
+            aw0 = 0.0
+            aw1 = 0.0
+            aw2 = 0.0
+        av0 = R00 * pv0 + R10 * pv1 + R20 * pv2
+        av1 = R01 * pv0 + R11 * pv1 + R21 * pv2
+        av2 = R02 * pv0 + R12 * pv1 + R22 * pv2
+        for i in range(nvj):
+            so = s_off + 6 * (iv + i)
+            qdd = a[iv + i]
+            aw0 += ws[so] * qdd
+            aw1 += ws[so + 1] * qdd
+            aw2 += ws[so + 2] * qdd
+            av0 += ws[so + 3] * qdd
+            av1 += ws[so + 4] * qdd
+            av2 += ws[so + 5] * qdd
+        aw0 += ws[w + WS_C]
+        aw1 += ws[w + WS_C + 1]
+        aw2 += ws[w + WS_C + 2]
+        av0 += ws[w + WS_C + 3]
+        av1 += ws[w + WS_C + 4]
+        av2 += ws[w + WS_C + 5]
+        ws[w + WS_A] = aw0
+        ws[w + WS_A + 1] = aw1
+        ws[w + WS_A + 2] = aw2
+        ws[w + WS_A + 3] = av0
+        ws[w + WS_A + 4] = av1
+        ws[w + WS_A + 5] = av2
+        # f = I a + v x* (I v) - fext
+        m = mf[b + MF_MASS]
+        h0 = mf[b + MF_H]
+        h1 = mf[b + MF_H + 1]
+        h2 = mf[b + MF_H + 2]
+        ixx = mf[b + MF_IO]
+        iyy = mf[b + MF_IO + 1]
+        izz = mf[b + MF_IO + 2]
+        ixy = mf[b + MF_IO + 3]
+        ixz = mf[b + MF_IO + 4]
+        iyz = mf[b + MF_IO + 5]
+        vw0 = ws[w + WS_V]
+        vw1 = ws[w + WS_V + 1]
+        vw2 = ws[w + WS_V + 2]
+        vv0 = ws[w + WS_V + 3]
+        vv1 = ws[w + WS_V + 4]
+        vv2 = ws[w + WS_V + 5]
+        # I a
+        c0, c1, c2 = _cross(h0, h1, h2, av0, av1, av2)
+        fn0 = ixx * aw0 + ixy * aw1 + ixz * aw2 + c0
+        fn1 = ixy * aw0 + iyy * aw1 + iyz * aw2 + c1
+        fn2 = ixz * aw0 + iyz * aw1 + izz * aw2 + c2
+        c0, c1, c2 = _cross(h0, h1, h2, aw0, aw1, aw2)
+        ff0 = m * av0 - c0
+        ff1 = m * av1 - c1
+        ff2 = m * av2 - c2
+        # I v
+        c0, c1, c2 = _cross(h0, h1, h2, vv0, vv1, vv2)
+        gn0 = ixx * vw0 + ixy * vw1 + ixz * vw2 + c0
+        gn1 = ixy * vw0 + iyy * vw1 + iyz * vw2 + c1
+        gn2 = ixz * vw0 + iyz * vw1 + izz * vw2 + c2
+        c0, c1, c2 = _cross(h0, h1, h2, vw0, vw1, vw2)
+        gf0 = m * vv0 - c0
+        gf1 = m * vv1 - c1
+        gf2 = m * vv2 - c2
+        # v x* (I v) = [w x gn + vv x gf; w x gf]
+        x0, x1, x2 = _cross(vw0, vw1, vw2, gn0, gn1, gn2)
+        y0, y1, y2 = _cross(vv0, vv1, vv2, gf0, gf1, gf2)
+        z0, z1, z2 = _cross(vw0, vw1, vw2, gf0, gf1, gf2)
+        fn0 += x0 + y0
+        fn1 += x1 + y1
+        fn2 += x2 + y2
+        ff0 += z0
+        ff1 += z1
+        ff2 += z2
+        if flags & 1:
+            fn0 -= fext[k, 0]
+            fn1 -= fext[k, 1]
+            fn2 -= fext[k, 2]
+            ff0 -= fext[k, 3]
+            ff1 -= fext[k, 4]
+            ff2 -= fext[k, 5]
+        ws[w + WS_F] = fn0
+        ws[w + WS_F + 1] = fn1
+        ws[w + WS_F + 2] = fn2
+        ws[w + WS_F + 3] = ff0
+        ws[w + WS_F + 4] = ff1
+        ws[w + WS_F + 5] = ff2
+    for k in range(nl - 1, -1, -1):
+        par = mi[k, MI_PARENT]
+        iv = mi[k, MI_IV]
+        nvj = mi[k, MI_NV]
+        w = k * WS_STRIDE
+        fn0 = ws[w + WS_F]
+        fn1 = ws[w + WS_F + 1]
+        fn2 = ws[w + WS_F + 2]
+        ff0 = ws[w + WS_F + 3]
+        ff1 = ws[w + WS_F + 4]
+        ff2 = ws[w + WS_F + 5]
+        for i in range(nvj):
+            so = s_off + 6 * (iv + i)
+            tau[iv + i] = (
+                ws[so] * fn0
+                + ws[so + 1] * fn1
+                + ws[so + 2] * fn2
+                + ws[so + 3] * ff0
+                + ws[so + 4] * ff1
+                + ws[so + 5] * ff2
+            )
+        if par >= 0:
+            wp = par * WS_STRIDE
+            R00 = ws[w + WS_R]
+            R01 = ws[w + WS_R + 1]
+            R02 = ws[w + WS_R + 2]
+            R10 = ws[w + WS_R + 3]
+            R11 = ws[w + WS_R + 4]
+            R12 = ws[w + WS_R + 5]
+            R20 = ws[w + WS_R + 6]
+            R21 = ws[w + WS_R + 7]
+            R22 = ws[w + WS_R + 8]
+            gf0 = R00 * ff0 + R01 * ff1 + R02 * ff2
+            gf1 = R10 * ff0 + R11 * ff1 + R12 * ff2
+            gf2 = R20 * ff0 + R21 * ff1 + R22 * ff2
+            c0, c1, c2 = _cross(ws[w + WS_P], ws[w + WS_P + 1], ws[w + WS_P + 2], gf0, gf1, gf2)
+            ws[wp + WS_F] += R00 * fn0 + R01 * fn1 + R02 * fn2 + c0
+            ws[wp + WS_F + 1] += R10 * fn0 + R11 * fn1 + R12 * fn2 + c1
+            ws[wp + WS_F + 2] += R20 * fn0 + R21 * fn1 + R22 * fn2 + c2
+            ws[wp + WS_F + 3] += gf0
+            ws[wp + WS_F + 4] += gf1
+            ws[wp + WS_F + 5] += gf2
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# CRBA
+
+
+@njit(cache=True)
+def crba(q, M, mi, mf, ws):
+    """Joint-space inertia M(q) by the composite-rigid-body algorithm.  Writes the ancestor
+    entries of M (both triangles); other entries are left untouched (zero them once).
+    Returns 0, or -1 if q is not finite."""
+    if check_finite(q) >= 0:
+        return -1
+    joint_pass(q, q, mi, mf, ws, 0)
+    nl = mi.shape[0]
+    s_off = nl * WS_STRIDE
+    # composite inertias (m, h, Io) in link axes, 10 values at WS_F
+    for k in range(nl):
+        b = MF_HEADER + k * MF_STRIDE
+        w = k * WS_STRIDE
+        for i in range(10):
+            ws[w + WS_F + i] = mf[b + MF_MASS + i]
+    for k in range(nl - 1, 0, -1):
+        par = mi[k, MI_PARENT]
+        if par < 0:
+            continue
+        w = k * WS_STRIDE
+        wp = par * WS_STRIDE
+        R00 = ws[w + WS_R]
+        R01 = ws[w + WS_R + 1]
+        R02 = ws[w + WS_R + 2]
+        R10 = ws[w + WS_R + 3]
+        R11 = ws[w + WS_R + 4]
+        R12 = ws[w + WS_R + 5]
+        R20 = ws[w + WS_R + 6]
+        R21 = ws[w + WS_R + 7]
+        R22 = ws[w + WS_R + 8]
+        P0 = ws[w + WS_P]
+        P1 = ws[w + WS_P + 1]
+        P2 = ws[w + WS_P + 2]
+        m = ws[w + WS_F]
+        h0 = ws[w + WS_F + 1]
+        h1 = ws[w + WS_F + 2]
+        h2 = ws[w + WS_F + 3]
+        ixx = ws[w + WS_F + 4]
+        iyy = ws[w + WS_F + 5]
+        izz = ws[w + WS_F + 6]
+        ixy = ws[w + WS_F + 7]
+        ixz = ws[w + WS_F + 8]
+        iyz = ws[w + WS_F + 9]
+        # hr = R h
+        hr0 = R00 * h0 + R01 * h1 + R02 * h2
+        hr1 = R10 * h0 + R11 * h1 + R12 * h2
+        hr2 = R20 * h0 + R21 * h1 + R22 * h2
+        # T = Io R^T  (columns), then R T
+        t00 = ixx * R00 + ixy * R01 + ixz * R02
+        t01 = ixx * R10 + ixy * R11 + ixz * R12
+        t02 = ixx * R20 + ixy * R21 + ixz * R22
+        t10 = ixy * R00 + iyy * R01 + iyz * R02
+        t11 = ixy * R10 + iyy * R11 + iyz * R12
+        t12 = ixy * R20 + iyy * R21 + iyz * R22
+        t20 = ixz * R00 + iyz * R01 + izz * R02
+        t21 = ixz * R10 + iyz * R11 + izz * R12
+        t22 = ixz * R20 + iyz * R21 + izz * R22
+        n00 = R00 * t00 + R01 * t10 + R02 * t20
+        n11 = R10 * t01 + R11 * t11 + R12 * t21
+        n22 = R20 * t02 + R21 * t12 + R22 * t22
+        n01 = R00 * t01 + R01 * t11 + R02 * t21
+        n02 = R00 * t02 + R01 * t12 + R02 * t22
+        n12 = R10 * t02 + R11 * t12 + R12 * t22
+        # + (2 hr.p + m|p|^2) I - (hr p^T + p hr^T + m p p^T)
+        d = 2.0 * (hr0 * P0 + hr1 * P1 + hr2 * P2) + m * (P0 * P0 + P1 * P1 + P2 * P2)
+        ws[wp + WS_F] += m
+        ws[wp + WS_F + 1] += hr0 + m * P0
+        ws[wp + WS_F + 2] += hr1 + m * P1
+        ws[wp + WS_F + 3] += hr2 + m * P2
+        ws[wp + WS_F + 4] += n00 + d - 2.0 * hr0 * P0 - m * P0 * P0
+        ws[wp + WS_F + 5] += n11 + d - 2.0 * hr1 * P1 - m * P1 * P1
+        ws[wp + WS_F + 6] += n22 + d - 2.0 * hr2 * P2 - m * P2 * P2
+        ws[wp + WS_F + 7] += n01 - hr0 * P1 - P0 * hr1 - m * P0 * P1
+        ws[wp + WS_F + 8] += n02 - hr0 * P2 - P0 * hr2 - m * P0 * P2
+        ws[wp + WS_F + 9] += n12 - hr1 * P2 - P1 * hr2 - m * P1 * P2
+    # columns: F = Ic S, then walk up the ancestors
+    for k in range(nl):
+        iv = mi[k, MI_IV]
+        nvj = mi[k, MI_NV]
+        w = k * WS_STRIDE
+        m = ws[w + WS_F]
+        h0 = ws[w + WS_F + 1]
+        h1 = ws[w + WS_F + 2]
+        h2 = ws[w + WS_F + 3]
+        ixx = ws[w + WS_F + 4]
+        iyy = ws[w + WS_F + 5]
+        izz = ws[w + WS_F + 6]
+        ixy = ws[w + WS_F + 7]
+        ixz = ws[w + WS_F + 8]
+        iyz = ws[w + WS_F + 9]
+        for i in range(nvj):
+            col = iv + i
+            so = s_off + 6 * col
+            sw0 = ws[so]
+            sw1 = ws[so + 1]
+            sw2 = ws[so + 2]
+            sv0 = ws[so + 3]
+            sv1 = ws[so + 4]
+            sv2 = ws[so + 5]
+            c0, c1, c2 = _cross(h0, h1, h2, sv0, sv1, sv2)
+            fn0 = ixx * sw0 + ixy * sw1 + ixz * sw2 + c0
+            fn1 = ixy * sw0 + iyy * sw1 + iyz * sw2 + c1
+            fn2 = ixz * sw0 + iyz * sw1 + izz * sw2 + c2
+            c0, c1, c2 = _cross(h0, h1, h2, sw0, sw1, sw2)
+            ff0 = m * sv0 - c0
+            ff1 = m * sv1 - c1
+            ff2 = m * sv2 - c2
+            for jj in range(nvj):
+                sj = s_off + 6 * (iv + jj)
+                M[iv + jj, col] = (
+                    ws[sj] * fn0
+                    + ws[sj + 1] * fn1
+                    + ws[sj + 2] * fn2
+                    + ws[sj + 3] * ff0
+                    + ws[sj + 4] * ff1
+                    + ws[sj + 5] * ff2
+                )
+            l = k
+            par = mi[l, MI_PARENT]
+            while par >= 0:
+                wl = l * WS_STRIDE
+                R00 = ws[wl + WS_R]
+                R01 = ws[wl + WS_R + 1]
+                R02 = ws[wl + WS_R + 2]
+                R10 = ws[wl + WS_R + 3]
+                R11 = ws[wl + WS_R + 4]
+                R12 = ws[wl + WS_R + 5]
+                R20 = ws[wl + WS_R + 6]
+                R21 = ws[wl + WS_R + 7]
+                R22 = ws[wl + WS_R + 8]
+                gf0 = R00 * ff0 + R01 * ff1 + R02 * ff2
+                gf1 = R10 * ff0 + R11 * ff1 + R12 * ff2
+                gf2 = R20 * ff0 + R21 * ff1 + R22 * ff2
+                c0, c1, c2 = _cross(ws[wl + WS_P], ws[wl + WS_P + 1], ws[wl + WS_P + 2], gf0, gf1, gf2)
+                gn0 = R00 * fn0 + R01 * fn1 + R02 * fn2 + c0
+                gn1 = R10 * fn0 + R11 * fn1 + R12 * fn2 + c1
+                gn2 = R20 * fn0 + R21 * fn1 + R22 * fn2 + c2
+                fn0 = gn0
+                fn1 = gn1
+                fn2 = gn2
+                ff0 = gf0
+                ff1 = gf1
+                ff2 = gf2
+                l = par
+                ivp = mi[l, MI_IV]
+                for jj in range(mi[l, MI_NV]):
+                    sj = s_off + 6 * (ivp + jj)
+                    val = (
+                        ws[sj] * fn0
+                        + ws[sj + 1] * fn1
+                        + ws[sj + 2] * fn2
+                        + ws[sj + 3] * ff0
+                        + ws[sj + 4] * ff1
+                        + ws[sj + 5] * ff2
+                    )
+                    M[ivp + jj, col] = val
+                    M[col, ivp + jj] = val
+                par = mi[l, MI_PARENT]
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# ABA
+
+
+@njit(cache=True)
+def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
+    """qdd = FD(q, v, tau, fext) by the articulated-body algorithm.  flags & 1: use fext;
+    flags & 2: no gravity; flags & 4: ignore velocities (then qdd = M^-1 (tau + J^T fext)).
+    Returns 0, -1/-2/-3/-4 if q/v/tau/fext is not finite, or 1 + the index of a link whose
+    D = S^T IA S is not positive definite (a massless subtree)."""
+    nl = mi.shape[0]
+    nv = mi[nl - 1, MI_IV] + mi[nl - 1, MI_NV]
+    s_off = nl * WS_STRIDE
+    u6_off = s_off + 6 * nv
+    u_off = u6_off + 6 * nv
+    tmp = u_off + nv
+    tIa = tmp + TMP_IA
+    tB = tmp + TMP_B
+    tUD = tmp + TMP_UD
+    tD = tmp + TMP_D
+    tE = tmp + TMP_E
+    novel = flags & 4
+    code = check_inputs(q, v, tau, fext, flags & 1)
+    if code != 0:
+        return code
+    joint_pass(q, v, mi, mf, ws, 0 if novel else 1)
+    if flags & 2:
+        g0 = 0.0
+        g1 = 0.0
+        g2 = 0.0
+    else:
+        g0 = mf[0]
+        g1 = mf[1]
+        g2 = mf[2]
+    for k in range(nl):
+        b = MF_HEADER + k * MF_STRIDE
+        w = k * WS_STRIDE
+        m = mf[b + MF_MASS]
+        h0 = mf[b + MF_H]
+        h1 = mf[b + MF_H + 1]
+        h2 = mf[b + MF_H + 2]
+        ixx = mf[b + MF_IO]
+        iyy = mf[b + MF_IO + 1]
+        izz = mf[b + MF_IO + 2]
+        ixy = mf[b + MF_IO + 3]
+        ixz = mf[b + MF_IO + 4]
+        iyz = mf[b + MF_IO + 5]
+        ia = w + WS_IA
+        # [[Io, [h]x], [[h]x^T, m 1]]
+        ws[ia + 0] = ixx
+        ws[ia + 1] = ixy
+        ws[ia + 2] = ixz
+        ws[ia + 3] = 0.0
+        ws[ia + 4] = -h2
+        ws[ia + 5] = h1
+        ws[ia + 6] = ixy
+        ws[ia + 7] = iyy
+        ws[ia + 8] = iyz
+        ws[ia + 9] = h2
+        ws[ia + 10] = 0.0
+        ws[ia + 11] = -h0
+        ws[ia + 12] = ixz
+        ws[ia + 13] = iyz
+        ws[ia + 14] = izz
+        ws[ia + 15] = -h1
+        ws[ia + 16] = h0
+        ws[ia + 17] = 0.0
+        ws[ia + 18] = 0.0
+        ws[ia + 19] = h2
+        ws[ia + 20] = -h1
+        ws[ia + 21] = m
+        ws[ia + 22] = 0.0
+        ws[ia + 23] = 0.0
+        ws[ia + 24] = -h2
+        ws[ia + 25] = 0.0
+        ws[ia + 26] = h0
+        ws[ia + 27] = 0.0
+        ws[ia + 28] = m
+        ws[ia + 29] = 0.0
+        ws[ia + 30] = h1
+        ws[ia + 31] = -h0
+        ws[ia + 32] = 0.0
+        ws[ia + 33] = 0.0
+        ws[ia + 34] = 0.0
+        ws[ia + 35] = m
+        if novel:
+            pn0 = 0.0
+            pn1 = 0.0
+            pn2 = 0.0
+            pf0 = 0.0
+            pf1 = 0.0
+            pf2 = 0.0
+            for i in range(6):
+                ws[w + WS_C + i] = 0.0
+        else:
+            vw0 = ws[w + WS_V]
+            vw1 = ws[w + WS_V + 1]
+            vw2 = ws[w + WS_V + 2]
+            vv0 = ws[w + WS_V + 3]
+            vv1 = ws[w + WS_V + 4]
+            vv2 = ws[w + WS_V + 5]
+            c0, c1, c2 = _cross(h0, h1, h2, vv0, vv1, vv2)
+            gn0 = ixx * vw0 + ixy * vw1 + ixz * vw2 + c0
+            gn1 = ixy * vw0 + iyy * vw1 + iyz * vw2 + c1
+            gn2 = ixz * vw0 + iyz * vw1 + izz * vw2 + c2
+            c0, c1, c2 = _cross(h0, h1, h2, vw0, vw1, vw2)
+            gf0 = m * vv0 - c0
+            gf1 = m * vv1 - c1
+            gf2 = m * vv2 - c2
+            x0, x1, x2 = _cross(vw0, vw1, vw2, gn0, gn1, gn2)
+            y0, y1, y2 = _cross(vv0, vv1, vv2, gf0, gf1, gf2)
+            z0, z1, z2 = _cross(vw0, vw1, vw2, gf0, gf1, gf2)
+            pn0 = x0 + y0
+            pn1 = x1 + y1
+            pn2 = x2 + y2
+            pf0 = z0
+            pf1 = z1
+            pf2 = z2
+        if flags & 1:
+            pn0 -= fext[k, 0]
+            pn1 -= fext[k, 1]
+            pn2 -= fext[k, 2]
+            pf0 -= fext[k, 3]
+            pf1 -= fext[k, 4]
+            pf2 -= fext[k, 5]
+        ws[w + WS_PA] = pn0
+        ws[w + WS_PA + 1] = pn1
+        ws[w + WS_PA + 2] = pn2
+        ws[w + WS_PA + 3] = pf0
+        ws[w + WS_PA + 4] = pf1
+        ws[w + WS_PA + 5] = pf2
+    # backward pass
+    for k in range(nl - 1, -1, -1):
+        par = mi[k, MI_PARENT]
+        iv = mi[k, MI_IV]
+        nvj = mi[k, MI_NV]
+        w = k * WS_STRIDE
+        ia = w + WS_IA
+        # U = IA S ; u = tau - S^T pA
+        for i in range(nvj):
+            so = s_off + 6 * (iv + i)
+            uo = u6_off + 6 * (iv + i)
+            for r in range(6):
+                acc = 0.0
+                for c in range(6):
+                    acc += ws[ia + 6 * r + c] * ws[so + c]
+                ws[uo + r] = acc
+            acc = tau[iv + i]
+            for r in range(6):
+                acc -= ws[so + r] * ws[w + WS_PA + r]
+            ws[u_off + iv + i] = acc
+        dinv = w + WS_DINV
+        if nvj == 1:
+            so = s_off + 6 * iv
+            uo = u6_off + 6 * iv
+            d = 0.0
+            for r in range(6):
+                d += ws[so + r] * ws[uo + r]
+            if not d > 0.0:
+                return k + 1
+            ws[dinv] = 1.0 / d
+            for r in range(6):
+                ws[tUD + r] = ws[uo + r] / d
+        else:
+            for i in range(nvj):
+                for j in range(nvj):
+                    so = s_off + 6 * (iv + i)
+                    uo = u6_off + 6 * (iv + j)
+                    d = 0.0
+                    for r in range(6):
+                        d += ws[so + r] * ws[uo + r]
+                    ws[tD + nvj * i + j] = d
+                    ws[dinv + nvj * i + j] = 1.0 if i == j else 0.0
+            # Gauss-Jordan inverse (D is symmetric positive definite: no pivoting needed)
+            for c in range(nvj):
+                piv = ws[tD + nvj * c + c]
+                if not piv > 0.0:
+                    return k + 1
+                inv = 1.0 / piv
+                for j in range(nvj):
+                    ws[tD + nvj * c + j] *= inv
+                    ws[dinv + nvj * c + j] *= inv
+                for r in range(nvj):
+                    if r != c:
+                        f = ws[tD + nvj * r + c]
+                        if f != 0.0:
+                            for j in range(nvj):
+                                ws[tD + nvj * r + j] -= f * ws[tD + nvj * c + j]
+                                ws[dinv + nvj * r + j] -= f * ws[dinv + nvj * c + j]
+            # UD = U Dinv (6 x nvj, row-major)
+            for r in range(6):
+                for j in range(nvj):
+                    acc = 0.0
+                    for i in range(nvj):
+                        acc += ws[u6_off + 6 * (iv + i) + r] * ws[dinv + nvj * i + j]
+                    ws[tUD + nvj * r + j] = acc
+        if par < 0:
+            continue
+        # Ia = IA - UD U^T ;  pa = pA + Ia c + UD u
+        for r in range(6):
+            for c in range(6):
+                acc = ws[ia + 6 * r + c]
+                for i in range(nvj):
+                    acc -= ws[tUD + nvj * r + i] * ws[u6_off + 6 * (iv + i) + c]
+                ws[tIa + 6 * r + c] = acc
+        pa0 = 0.0
+        pa1 = 0.0
+        pa2 = 0.0
+        pa3 = 0.0
+        pa4 = 0.0
+        pa5 = 0.0
+        for r in range(6):
+            acc = ws[w + WS_PA + r]
+            for c in range(6):
+                acc += ws[tIa + 6 * r + c] * ws[w + WS_C + c]
+            for i in range(nvj):
+                acc += ws[tUD + nvj * r + i] * ws[u_off + iv + i]
+            if r == 0:
+                pa0 = acc
+            elif r == 1:
+                pa1 = acc
+            elif r == 2:
+                pa2 = acc
+            elif r == 3:
+                pa3 = acc
+            elif r == 4:
+                pa4 = acc
+            else:
+                pa5 = acc
+        wp = par * WS_STRIDE
+        R00 = ws[w + WS_R]
+        R01 = ws[w + WS_R + 1]
+        R02 = ws[w + WS_R + 2]
+        R10 = ws[w + WS_R + 3]
+        R11 = ws[w + WS_R + 4]
+        R12 = ws[w + WS_R + 5]
+        R20 = ws[w + WS_R + 6]
+        R21 = ws[w + WS_R + 7]
+        R22 = ws[w + WS_R + 8]
+        P0 = ws[w + WS_P]
+        P1 = ws[w + WS_P + 1]
+        P2 = ws[w + WS_P + 2]
+        # pA_parent += X* pa
+        gf0 = R00 * pa3 + R01 * pa4 + R02 * pa5
+        gf1 = R10 * pa3 + R11 * pa4 + R12 * pa5
+        gf2 = R20 * pa3 + R21 * pa4 + R22 * pa5
+        c0, c1, c2 = _cross(P0, P1, P2, gf0, gf1, gf2)
+        ws[wp + WS_PA] += R00 * pa0 + R01 * pa1 + R02 * pa2 + c0
+        ws[wp + WS_PA + 1] += R10 * pa0 + R11 * pa1 + R12 * pa2 + c1
+        ws[wp + WS_PA + 2] += R20 * pa0 + R21 * pa1 + R22 * pa2 + c2
+        ws[wp + WS_PA + 3] += gf0
+        ws[wp + WS_PA + 4] += gf1
+        ws[wp + WS_PA + 5] += gf2
+        # B = blkdiag(R, R) Ia blkdiag(R, R)^T, block by block: B_ij = R A_ij R^T
+        for bi in range(2):
+            for bj in range(2):
+                o = 18 * bi + 3 * bj
+                for r in range(3):
+                    a0 = ws[tIa + o + 6 * r]
+                    a1 = ws[tIa + o + 6 * r + 1]
+                    a2 = ws[tIa + o + 6 * r + 2]
+                    # row r of A R^T
+                    ws[tE + 3 * r] = a0 * R00 + a1 * R01 + a2 * R02
+                    ws[tE + 3 * r + 1] = a0 * R10 + a1 * R11 + a2 * R12
+                    ws[tE + 3 * r + 2] = a0 * R20 + a1 * R21 + a2 * R22
+                for c in range(3):
+                    e0 = ws[tE + c]
+                    e1 = ws[tE + 3 + c]
+                    e2 = ws[tE + 6 + c]
+                    ws[tB + o + c] = R00 * e0 + R01 * e1 + R02 * e2
+                    ws[tB + o + 6 + c] = R10 * e0 + R11 * e1 + R12 * e2
+                    ws[tB + o + 12 + c] = R20 * e0 + R21 * e1 + R22 * e2
+        # C = T B T^T with T = [[1, P], [0, 1]], P = [p]x:
+        # C12 = B12 + P B22 ; C11 = B11 + P B21 - C12 P ; C21 = C12^T ; C22 = B22
+        ipa = wp + WS_IA
+        for c in range(3):
+            # column c of P B22 and P B21
+            b0 = ws[tB + 21 + c]
+            b1 = ws[tB + 27 + c]
+            b2 = ws[tB + 33 + c]
+            x0, x1, x2 = _cross(P0, P1, P2, b0, b1, b2)
+            ws[tE + c] = ws[tB + 3 + c] + x0
+            ws[tE + 3 + c] = ws[tB + 9 + c] + x1
+            ws[tE + 6 + c] = ws[tB + 15 + c] + x2
+            b0 = ws[tB + 18 + c]
+            b1 = ws[tB + 24 + c]
+            b2 = ws[tB + 30 + c]
+            x0, x1, x2 = _cross(P0, P1, P2, b0, b1, b2)
+            ws[tB + c] += x0
+            ws[tB + 6 + c] += x1
+            ws[tB + 12 + c] += x2
+        for r in range(3):
+            e0 = ws[tE + 3 * r]
+            e1 = ws[tE + 3 * r + 1]
+            e2 = ws[tE + 3 * r + 2]
+            # row r of (C12 P) = row r of C12 times [p]x :  (e^T P)_c = (p x e)_c ... e^T [p]x = (e x p)^T
+            y0, y1, y2 = _cross(e0, e1, e2, P0, P1, P2)
+            ws[ipa + 6 * r] += ws[tB + 6 * r] - y0
+            ws[ipa + 6 * r + 1] += ws[tB + 6 * r + 1] - y1
+            ws[ipa + 6 * r + 2] += ws[tB + 6 * r + 2] - y2
+            ws[ipa + 6 * r + 3] += e0
+            ws[ipa + 6 * r + 4] += e1
+            ws[ipa + 6 * r + 5] += e2
+            ws[ipa + 18 + r] += e0
+            ws[ipa + 24 + r] += e1
+            ws[ipa + 30 + r] += e2
+            ws[ipa + 18 + 6 * r + 3] += ws[tB + 21 + 6 * r]
+            ws[ipa + 18 + 6 * r + 4] += ws[tB + 22 + 6 * r]
+            ws[ipa + 18 + 6 * r + 5] += ws[tB + 23 + 6 * r]
+    # forward pass
+    for k in range(nl):
+        par = mi[k, MI_PARENT]
+        iv = mi[k, MI_IV]
+        nvj = mi[k, MI_NV]
+        w = k * WS_STRIDE
+        R00 = ws[w + WS_R]
+        R01 = ws[w + WS_R + 1]
+        R02 = ws[w + WS_R + 2]
+        R10 = ws[w + WS_R + 3]
+        R11 = ws[w + WS_R + 4]
+        R12 = ws[w + WS_R + 5]
+        R20 = ws[w + WS_R + 6]
+        R21 = ws[w + WS_R + 7]
+        R22 = ws[w + WS_R + 8]
+        if par >= 0:
+            wp = par * WS_STRIDE
+            pw0 = ws[wp + WS_A]
+            pw1 = ws[wp + WS_A + 1]
+            pw2 = ws[wp + WS_A + 2]
+            c0, c1, c2 = _cross(pw0, pw1, pw2, ws[w + WS_P], ws[w + WS_P + 1], ws[w + WS_P + 2])
+            pv0 = ws[wp + WS_A + 3] + c0
+            pv1 = ws[wp + WS_A + 4] + c1
+            pv2 = ws[wp + WS_A + 5] + c2
+            aw0 = R00 * pw0 + R10 * pw1 + R20 * pw2
+            aw1 = R01 * pw0 + R11 * pw1 + R21 * pw2
+            aw2 = R02 * pw0 + R12 * pw1 + R22 * pw2
+        else:
+            pv0 = -g0
+            pv1 = -g1
+            pv2 = -g2
+            aw0 = 0.0
+            aw1 = 0.0
+            aw2 = 0.0
+        av0 = R00 * pv0 + R10 * pv1 + R20 * pv2 + ws[w + WS_C + 3]
+        av1 = R01 * pv0 + R11 * pv1 + R21 * pv2 + ws[w + WS_C + 4]
+        av2 = R02 * pv0 + R12 * pv1 + R22 * pv2 + ws[w + WS_C + 5]
+        aw0 += ws[w + WS_C]
+        aw1 += ws[w + WS_C + 1]
+        aw2 += ws[w + WS_C + 2]
+        dinv = w + WS_DINV
+        # rhs_i = u_i - U_i . a'
+        for i in range(nvj):
+            uo = u6_off + 6 * (iv + i)
+            ws[tD + i] = ws[u_off + iv + i] - (
+                ws[uo] * aw0
+                + ws[uo + 1] * aw1
+                + ws[uo + 2] * aw2
+                + ws[uo + 3] * av0
+                + ws[uo + 4] * av1
+                + ws[uo + 5] * av2
+            )
+        for i in range(nvj):
+            acc = 0.0
+            for j in range(nvj):
+                acc += ws[dinv + nvj * i + j] * ws[tD + j]
+            qdd[iv + i] = acc
+            so = s_off + 6 * (iv + i)
+            aw0 += ws[so] * acc
+            aw1 += ws[so + 1] * acc
+            aw2 += ws[so + 2] * acc
+            av0 += ws[so + 3] * acc
+            av1 += ws[so + 4] * acc
+            av2 += ws[so + 5] * acc
+        ws[w + WS_A] = aw0
+        ws[w + WS_A + 1] = aw1
+        ws[w + WS_A + 2] = aw2
+        ws[w + WS_A + 3] = av0
+        ws[w + WS_A + 4] = av1
+        ws[w + WS_A + 5] = av2
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Jacobians
+
+
+@njit(cache=True)
+def point_jacobian(q, link, x0, x1, x2, world_point, J, mi, mf, ws):
+    """6 x nv Jacobian in world axes of the point x (link coordinates, or world coordinates if
+    ``world_point``) fixed on ``link``: rows 0-2 angular velocity, rows 3-5 the point's linear
+    velocity.  Only the ancestor columns are written."""
+    joint_pass(q, q, mi, mf, ws, 2)
+    nl = mi.shape[0]
+    s_off = nl * WS_STRIDE
+    w = link * WS_STRIDE
+    if world_point:
+        y0 = x0
+        y1 = x1
+        y2 = x2
+    else:
+        y0 = ws[w + WS_OR] * x0 + ws[w + WS_OR + 1] * x1 + ws[w + WS_OR + 2] * x2 + ws[w + WS_OP]
+        y1 = ws[w + WS_OR + 3] * x0 + ws[w + WS_OR + 4] * x1 + ws[w + WS_OR + 5] * x2 + ws[w + WS_OP + 1]
+        y2 = ws[w + WS_OR + 6] * x0 + ws[w + WS_OR + 7] * x1 + ws[w + WS_OR + 8] * x2 + ws[w + WS_OP + 2]
+    l = link
+    while l >= 0:
+        wl = l * WS_STRIDE
+        o00 = ws[wl + WS_OR]
+        o01 = ws[wl + WS_OR + 1]
+        o02 = ws[wl + WS_OR + 2]
+        o10 = ws[wl + WS_OR + 3]
+        o11 = ws[wl + WS_OR + 4]
+        o12 = ws[wl + WS_OR + 5]
+        o20 = ws[wl + WS_OR + 6]
+        o21 = ws[wl + WS_OR + 7]
+        o22 = ws[wl + WS_OR + 8]
+        d0 = y0 - ws[wl + WS_OP]
+        d1 = y1 - ws[wl + WS_OP + 1]
+        d2 = y2 - ws[wl + WS_OP + 2]
+        iv = mi[l, MI_IV]
+        for i in range(mi[l, MI_NV]):
+            so = s_off + 6 * (iv + i)
+            col = iv + i
+            sw0 = ws[so]
+            sw1 = ws[so + 1]
+            sw2 = ws[so + 2]
+            sv0 = ws[so + 3]
+            sv1 = ws[so + 4]
+            sv2 = ws[so + 5]
+            w0 = o00 * sw0 + o01 * sw1 + o02 * sw2
+            w1 = o10 * sw0 + o11 * sw1 + o12 * sw2
+            w2 = o20 * sw0 + o21 * sw1 + o22 * sw2
+            c0, c1, c2 = _cross(w0, w1, w2, d0, d1, d2)
+            J[0, col] = w0
+            J[1, col] = w1
+            J[2, col] = w2
+            J[3, col] = o00 * sv0 + o01 * sv1 + o02 * sv2 + c0
+            J[4, col] = o10 * sv0 + o11 * sv1 + o12 * sv2 + c1
+            J[5, col] = o20 * sv0 + o21 * sv1 + o22 * sv2 + c2
+        l = mi[l, MI_PARENT]
+
+
+@njit(cache=True)
+def com_jacobian(q, J, mi, mf, ws):
+    """3 x nv Jacobian of the centre of mass (world axes).  Returns the total mass."""
+    joint_pass(q, q, mi, mf, ws, 2)
+    nl = mi.shape[0]
+    s_off = nl * WS_STRIDE
+    for k in range(nl):
+        b = MF_HEADER + k * MF_STRIDE
+        w = k * WS_STRIDE
+        m = mf[b + MF_MASS]
+        h0 = mf[b + MF_H]
+        h1 = mf[b + MF_H + 1]
+        h2 = mf[b + MF_H + 2]
+        ws[w + WS_F] = m
+        for r in range(3):
+            ws[w + WS_F + 1 + r] = (
+                ws[w + WS_OR + 3 * r] * h0
+                + ws[w + WS_OR + 3 * r + 1] * h1
+                + ws[w + WS_OR + 3 * r + 2] * h2
+                + m * ws[w + WS_OP + r]
+            )
+    for k in range(nl - 1, -1, -1):
+        par = mi[k, MI_PARENT]
+        if par >= 0:
+            w = k * WS_STRIDE
+            wp = par * WS_STRIDE
+            for r in range(4):
+                ws[wp + WS_F + r] += ws[w + WS_F + r]
+    total = 0.0
+    for k in range(nl):
+        if mi[k, MI_PARENT] < 0:
+            total += ws[k * WS_STRIDE + WS_F]
+    if total <= 0.0:
+        return total
+    for k in range(nl):
+        w = k * WS_STRIDE
+        ms = ws[w + WS_F]
+        hs0 = ws[w + WS_F + 1]
+        hs1 = ws[w + WS_F + 2]
+        hs2 = ws[w + WS_F + 3]
+        iv = mi[k, MI_IV]
+        for i in range(mi[k, MI_NV]):
+            so = s_off + 6 * (iv + i)
+            sw0 = ws[so]
+            sw1 = ws[so + 1]
+            sw2 = ws[so + 2]
+            sv0 = ws[so + 3]
+            sv1 = ws[so + 4]
+            sv2 = ws[so + 5]
+            w0 = ws[w + WS_OR] * sw0 + ws[w + WS_OR + 1] * sw1 + ws[w + WS_OR + 2] * sw2
+            w1 = ws[w + WS_OR + 3] * sw0 + ws[w + WS_OR + 4] * sw1 + ws[w + WS_OR + 5] * sw2
+            w2 = ws[w + WS_OR + 6] * sw0 + ws[w + WS_OR + 7] * sw1 + ws[w + WS_OR + 8] * sw2
+            l0 = ws[w + WS_OR] * sv0 + ws[w + WS_OR + 1] * sv1 + ws[w + WS_OR + 2] * sv2
+            l1 = ws[w + WS_OR + 3] * sv0 + ws[w + WS_OR + 4] * sv1 + ws[w + WS_OR + 5] * sv2
+            l2 = ws[w + WS_OR + 6] * sv0 + ws[w + WS_OR + 7] * sv1 + ws[w + WS_OR + 8] * sv2
+            # sum_i m_i v(c_i) = ms (l - w x op) + w x hs
+            a0, a1, a2 = _cross(w0, w1, w2, ws[w + WS_OP], ws[w + WS_OP + 1], ws[w + WS_OP + 2])
+            b0, b1, b2 = _cross(w0, w1, w2, hs0, hs1, hs2)
+            J[0, iv + i] = (ms * (l0 - a0) + b0) / total
+            J[1, iv + i] = (ms * (l1 - a1) + b1) / total
+            J[2, iv + i] = (ms * (l2 - a2) + b2) / total
+    return total
+
+
+# ----------------------------------------------------------------------------------------------
+# Branch-sparse L^T L factorisation (Featherstone, RBDA section 6.5)
+
+
+@njit(cache=True)
+def ltl_factor(H, lam):
+    """In place: H = L^T L with L lower triangular and the sparsity of the tree (``lam`` is the
+    parent of each dof, -1 at a root).  Returns 0, or 1 + the dof whose pivot is not positive."""
+    n = H.shape[0]
+    for k in range(n - 1, -1, -1):
+        d = H[k, k]
+        if not d > 0.0:
+            return k + 1
+        d = math.sqrt(d)
+        H[k, k] = d
+        i = lam[k]
+        while i >= 0:
+            H[k, i] /= d
+            i = lam[i]
+        i = lam[k]
+        while i >= 0:
+            j = i
+            hki = H[k, i]
+            while j >= 0:
+                H[i, j] -= hki * H[k, j]
+                j = lam[j]
+            i = lam[i]
+    return 0
+
+
+@njit(cache=True)
+def ltl_solve_lt(L, lam, x):
+    """In place x <- L^-T x."""
+    n = L.shape[0]
+    for i in range(n - 1, -1, -1):
+        x[i] /= L[i, i]
+        j = lam[i]
+        xi = x[i]
+        while j >= 0:
+            x[j] -= L[i, j] * xi
+            j = lam[j]
+
+
+@njit(cache=True)
+def ltl_solve_l(L, lam, x):
+    """In place x <- L^-1 x."""
+    n = L.shape[0]
+    for i in range(n):
+        j = lam[i]
+        acc = x[i]
+        while j >= 0:
+            acc -= L[i, j] * x[j]
+            j = lam[j]
+        x[i] = acc / L[i, i]

@@ -1,0 +1,58 @@
+"""Articulated-body algorithm (ABA): forward dynamics in O(n).
+
+Solves ``M(q) qdd = tau - C(q, v) v - g(q) + J^T f_ext`` without forming ``M``:
+
+* pass 1 (root to leaves): ``v_i``, ``c_i``, ``IA_i = I_i``, ``pA_i = v_i x* I_i v_i - f_ext_i``;
+* pass 2 (leaves to root): ``U_i = IA_i S_i``, ``D_i = S_i^T U_i``, ``u_i = tau_i - S_i^T pA_i``,
+  ``Ia = IA_i - U_i D_i^-1 U_i^T``, ``pa = pA_i + Ia c_i + U_i D_i^-1 u_i``, added to the parent
+  through ``X_p_i^*``;
+* pass 3 (root to leaves): ``a' = X_i_p a_p + c_i``, ``qdd_i = D_i^-1 (u_i - U_i^T a')``,
+  ``a_i = a' + S_i qdd_i``, with ``a_0 = -g``.
+
+Source: Featherstone, *Rigid Body Dynamics Algorithms*, section 7.3 (Table 7.1); RBDL
+``ForwardDynamics``; Pinocchio ``aba``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _kernels as K
+from ._checks import raise_kernel_code, vector
+from .algorithms import get_data, link_forces
+
+__all__ = ["aba"]
+
+
+def _run(model, d, q, v, tau, F, flags, out):
+    c = model.compiled
+    if not c.nlinks:
+        return out
+    code = K.aba(q, v, tau, F, out, c.mi, c.mf, d.ws, flags)
+    if code != 0:
+        if code < 0:
+            raise_kernel_code(code, ("q", "v", "tau", "f_ext"))
+        body = model.bodies[c.link_body[code - 1]].name
+        raise ValueError(
+            f"the articulated inertia at body {body!r} is singular (a massless subtree): "
+            "forward dynamics is undefined"
+        )
+    return out
+
+
+def aba(model, q, v, tau, f_ext=None, data=None, out=None) -> np.ndarray:
+    """Joint accelerations ``qdd`` produced by joint forces ``tau`` at state ``(q, v)``.
+
+    ``f_ext`` as in :func:`sinews.rnea`.  ``out``: optional preallocated result of length nv.
+    Raises ``ValueError`` if a subtree is massless (singular articulated inertia).
+    """
+    d = get_data(model, data)
+    c = model.compiled
+    q = vector(q, c.nq, "q")
+    v = vector(v, c.nv, "v")
+    tau = vector(tau, c.nv, "tau")
+    F, flag = link_forces(model, d, f_ext)
+    return _run(model, d, q, v, tau, F, flag, np.empty(c.nv) if out is None else out)
+
+
+NO_FORCES = np.zeros((1, 6))

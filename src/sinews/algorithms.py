@@ -1,0 +1,53 @@
+"""Shared plumbing of the public algorithm functions: data selection, external forces."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import vector
+from .model import Data, Model
+
+_EMPTY_FEXT = np.zeros((1, 6))
+
+
+def get_data(model: Model, data: Data | None) -> Data:
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
+    if data is None:
+        return model.default_data
+    if not isinstance(data, Data) or data.model is not model:
+        raise ValueError("data must be a sinews.Data created for this model (model.data())")
+    return data
+
+
+def link_forces(model: Model, data: Data, f_ext) -> tuple[np.ndarray, int]:
+    """External forces per body -> per kernel link, in link axes.
+
+    ``f_ext``: ``None``; an array ``(nbodies, 6)`` indexed by body id (row 0, the world, must be
+    zero); or a dict ``{body id or name: wrench}``.  Each wrench ``[n; f]`` is expressed in the
+    body's own frame and taken about the body-frame origin.  Returns (array, flag).
+    """
+    if f_ext is None:
+        return _EMPTY_FEXT, 0
+    c = model.compiled
+    nb = model.nbodies
+    if isinstance(f_ext, dict):
+        F = np.zeros((nb, 6))
+        for key, wrench in f_ext.items():
+            F[model._resolve_body(key, "f_ext key")] += vector(wrench, 6, f"f_ext[{key!r}]")
+    else:
+        F = np.asarray(f_ext, dtype=float)
+        if F.shape != (nb, 6):
+            raise ValueError(f"f_ext must have shape ({nb}, 6) (one wrench per body, world first), got {F.shape}")
+    if not np.all(np.isfinite(F)):
+        raise ValueError("f_ext contains NaN or infinity")
+    if np.any(F[0] != 0.0):
+        raise ValueError("f_ext[0] is the world and must be zero")
+    R = c.X_link_body_R[1:]
+    p = c.X_link_body_p[1:]
+    f_lin = np.einsum("bij,bj->bi", R, F[1:, 3:])
+    n_ang = np.einsum("bij,bj->bi", R, F[1:, :3]) + np.cross(p, f_lin)
+    out = data.fext_links
+    out[:] = 0.0
+    np.add.at(out, c.link_of_body[1:], np.concatenate([n_ang, f_lin], axis=1))
+    return out, 1

@@ -1,0 +1,127 @@
+"""Configuration-space helpers: ``neutral``, ``integrate``, ``difference``, ``normalize``,
+``random_configuration``.
+
+Quaternion joints (spherical, free-flyer) live on a manifold: ``integrate(q, v, dt)`` moves
+along the body-fixed velocity held constant for ``dt`` (the exponential map: SO(3) for the
+spherical joint, SE(3) for the free-flyer, as Pinocchio does), and ``difference(q0, q1)``
+is its inverse (``integrate(q0, difference(q0, q1), 1) == q1``).  All other coordinates are
+Euclidean: ``q + v dt`` and ``q1 - q0``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _layout as L
+from ._checks import finite_vector
+from .joints import JT_FREEFLYER, JT_SPHERICAL
+from .spatial import exp_se3, exp_so3, log_se3, log_so3, matrix_to_quat, quat_to_matrix
+
+__all__ = ["neutral", "integrate", "difference", "normalize", "random_configuration"]
+
+
+def _joints(model):
+    c = model.compiled
+    for k in range(c.nlinks):
+        row = c.mi[k]
+        yield int(row[L.MI_TYPE]), int(row[L.MI_IQ]), int(row[L.MI_IV]), int(row[L.MI_NV])
+
+
+def _quat(q, i, name):
+    quat = q[i : i + 4]
+    n = np.linalg.norm(quat)
+    if abs(n - 1.0) > 1e-6:
+        raise ValueError(f"{name}[{i}:{i + 4}] must be a unit quaternion (norm {n:.6g}); use sinews.normalize")
+    return quat_to_matrix(quat / n)
+
+
+def neutral(model) -> np.ndarray:
+    """The zero configuration (identity quaternions)."""
+    q = np.zeros(model.nq)
+    for jt, iq, _, _ in _joints(model):
+        if jt == JT_SPHERICAL:
+            q[iq + 3] = 1.0
+        elif jt == JT_FREEFLYER:
+            q[iq + 6] = 1.0
+    return q
+
+
+def integrate(model, q, v, dt: float = 1.0) -> np.ndarray:
+    """The configuration reached from ``q`` with constant velocity ``v`` after ``dt``."""
+    q = finite_vector(q, model.nq, "q")
+    v = finite_vector(v, model.nv, "v")
+    dt = float(dt)
+    if not np.isfinite(dt):
+        raise ValueError("dt must be finite")
+    out = q.copy()
+    euclid = np.ones(model.nq, dtype=bool)
+    for jt, iq, iv, nv in _joints(model):
+        if jt == JT_SPHERICAL:
+            R = _quat(q, iq, "q") @ exp_so3(v[iv : iv + 3] * dt)
+            out[iq : iq + 4] = _same_hemisphere(matrix_to_quat(R), q[iq : iq + 4])
+            euclid[iq : iq + 4] = False
+        elif jt == JT_FREEFLYER:
+            R0 = _quat(q, iq + 3, "q")
+            dR, dp = exp_se3(v[iv : iv + 6] * dt)
+            out[iq : iq + 3] = q[iq : iq + 3] + R0 @ dp
+            out[iq + 3 : iq + 7] = _same_hemisphere(matrix_to_quat(R0 @ dR), q[iq + 3 : iq + 7])
+            euclid[iq : iq + 7] = False
+    if euclid.any():
+        # Euclidean joints have nq == nv and their q and v indices advance together
+        vmap = _euclid_v_index(model)
+        out[euclid] = q[euclid] + v[vmap[euclid]] * dt
+    return out
+
+
+def _same_hemisphere(quat, ref):
+    return -quat if quat @ ref < 0 else quat
+
+
+def _euclid_v_index(model):
+    idx = np.full(model.nq, -1, dtype=np.int64)
+    for jt, iq, iv, nv in _joints(model):
+        if jt not in (JT_SPHERICAL, JT_FREEFLYER):
+            idx[iq : iq + nv] = np.arange(iv, iv + nv)
+    return idx
+
+
+def difference(model, q0, q1) -> np.ndarray:
+    """The velocity ``v`` with ``integrate(q0, v, 1) == q1``."""
+    q0 = finite_vector(q0, model.nq, "q0")
+    q1 = finite_vector(q1, model.nq, "q1")
+    v = np.zeros(model.nv)
+    for jt, iq, iv, nv in _joints(model):
+        if jt == JT_SPHERICAL:
+            v[iv : iv + 3] = log_so3(_quat(q0, iq, "q0").T @ _quat(q1, iq, "q1"))
+        elif jt == JT_FREEFLYER:
+            R0, R1 = _quat(q0, iq + 3, "q0"), _quat(q1, iq + 3, "q1")
+            v[iv : iv + 6] = log_se3(R0.T @ R1, R0.T @ (q1[iq : iq + 3] - q0[iq : iq + 3]))
+        else:
+            v[iv : iv + nv] = q1[iq : iq + nv] - q0[iq : iq + nv]
+    return v
+
+
+def normalize(model, q) -> np.ndarray:
+    """``q`` with every quaternion scaled to unit length."""
+    q = finite_vector(q, model.nq, "q").copy()
+    for jt, iq, _, _ in _joints(model):
+        i = iq if jt == JT_SPHERICAL else iq + 3 if jt == JT_FREEFLYER else -1
+        if i >= 0:
+            n = np.linalg.norm(q[i : i + 4])
+            if n == 0.0:
+                raise ValueError(f"q[{i}:{i + 4}] is a zero quaternion")
+            q[i : i + 4] /= n
+    return q
+
+
+def random_configuration(model, rng=None, lower: float = -np.pi, upper: float = np.pi) -> np.ndarray:
+    """A random configuration: Euclidean coordinates uniform in ``[lower, upper]`` (free-flyer
+    translations too), quaternions uniform on the unit sphere."""
+    rng = np.random.default_rng(rng)
+    q = rng.uniform(lower, upper, model.nq)
+    for jt, iq, _, _ in _joints(model):
+        i = iq if jt == JT_SPHERICAL else iq + 3 if jt == JT_FREEFLYER else -1
+        if i >= 0:
+            quat = rng.normal(size=4)
+            q[i : i + 4] = quat / np.linalg.norm(quat)
+    return q

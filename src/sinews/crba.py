@@ -1,0 +1,31 @@
+"""Composite-rigid-body algorithm (CRBA): the joint-space inertia matrix ``M(q)``.
+
+Backward pass: composite inertias ``Ic_p += X_p_i^* Ic_i X_i_p`` (rigid-body inertias, moved
+with the parallel-axis theorem).  Columns: ``F = Ic_i S_i``, ``M_ii = S_i^T F``, then
+``F = X_p_i^* F`` up the ancestors j: ``M_ji = M_ij^T = S_j^T F``.  Entries between dofs on
+different branches are zero (branch-induced sparsity).
+
+Source: Featherstone, *Rigid Body Dynamics Algorithms*, section 6.2 (Table 6.2); RBDL
+``CompositeRigidBodyAlgorithm``; Pinocchio ``crba``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _kernels as K
+from ._checks import raise_kernel_code, vector
+from .algorithms import get_data
+
+__all__ = ["crba"]
+
+
+def crba(model, q, data=None) -> np.ndarray:
+    """The symmetric positive-definite joint-space inertia matrix ``M(q)`` (nv x nv)."""
+    d = get_data(model, data)
+    c = model.compiled
+    q = vector(q, c.nq, "q")
+    M = np.zeros((c.nv, c.nv))
+    if c.nlinks:
+        raise_kernel_code(K.crba(q, M, c.mi, c.mf, d.ws), ("q",))
+    return M

@@ -1,0 +1,49 @@
+"""Kinetic and potential energy.
+
+``T = 1/2 sum_i v_i^T I_i v_i = 1/2 v^T M(q) v`` and ``V = -sum_i m_i g . c_i`` (zero at the
+world origin height).  Source: Featherstone, RBDA section 6.1; RBDL ``CalcKineticEnergy``,
+``CalcPotentialEnergy``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _layout as L
+from ._checks import vector
+from .algorithms import get_data
+from .kinematics import _com_terms, _kin
+
+__all__ = ["kinetic_energy", "potential_energy", "mechanical_energy"]
+
+
+def kinetic_energy(model, q, v, data=None) -> float:
+    d = get_data(model, data)
+    q = vector(q, model.nq, "q")
+    v = vector(v, model.nv, "v")
+    if model.compiled.nlinks == 0:
+        return 0.0
+    _kin(model, d, q, v, 1)
+    m, h, _, _ = _com_terms(model, d)
+    vel = d.link_view(L.WS_V, 6)
+    w, vo = vel[:, :3], vel[:, 3:]
+    Io = np.array([I.inertia_origin for I in model.compiled.link_inertia])
+    # v^T I v = w.Io w + 2 vo.(w x h)... with I v = [Io w + h x vo; m vo - h x w]
+    n = np.einsum("kij,kj->ki", Io, w) + np.cross(h, vo)
+    f = m[:, None] * vo - np.cross(h, w)
+    return 0.5 * float(np.sum(w * n) + np.sum(vo * f))
+
+
+def potential_energy(model, q, data=None) -> float:
+    d = get_data(model, data)
+    q = vector(q, model.nq, "q")
+    if model.compiled.nlinks == 0:
+        return 0.0
+    _kin(model, d, q)
+    m, h, oR, op = _com_terms(model, d)
+    first_moment = np.einsum("kij,kj->i", oR, h) + m @ op
+    return -float(model.gravity @ first_moment)
+
+
+def mechanical_energy(model, q, v, data=None) -> float:
+    return kinetic_energy(model, q, v, data) + potential_energy(model, q, data)

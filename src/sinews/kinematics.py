@@ -1,0 +1,292 @@
+"""Forward kinematics, point kinematics, Jacobians and the centre of mass.
+
+All world quantities are in world axes.  A *point* is given by a body (id or name) and its
+coordinates in that body's frame.  The 6-D point quantities are ``[omega; v_point]`` and
+``[alpha; a_point]``: angular part first, then the linear velocity or *classical*
+acceleration of the point (``a_point = a_o + alpha x r + omega x (v_o + omega x r)``, which
+includes the centripetal ``omega x v`` term, as opposed to the spatial acceleration).
+
+Sources: Featherstone, RBDA chapters 2 and 4; RBDL ``CalcPointVelocity``,
+``CalcPointAcceleration``, ``CalcPointJacobian``; Pinocchio ``forwardKinematics``,
+``computeFrameJacobian``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _kernels as K
+from . import _layout as L
+from ._checks import point as _point
+from ._checks import raise_kernel_code, vector
+from .algorithms import get_data
+from .spatial import Transform
+
+__all__ = [
+    "Placements",
+    "forward_kinematics",
+    "body_placement",
+    "point_position",
+    "point_velocity",
+    "point_acceleration",
+    "point_velocity_6d",
+    "point_acceleration_6d",
+    "point_jacobian",
+    "point_jacobian_6d",
+    "body_jacobian",
+    "center_of_mass",
+    "com_velocity",
+    "com_jacobian",
+]
+
+
+@dataclass
+class Placements:
+    """World poses of every body (index = body id) and every frame (index = frame id)."""
+
+    R: np.ndarray  # (nbodies, 3, 3)
+    p: np.ndarray  # (nbodies, 3)
+    frame_R: np.ndarray  # (nframes, 3, 3)
+    frame_p: np.ndarray  # (nframes, 3)
+    model: object
+
+    def body(self, body) -> Transform:
+        b = self.model._resolve_body(body)
+        return Transform(self.R[b], self.p[b])
+
+    def frame(self, frame) -> Transform:
+        f = self.model.frame_id(frame)
+        return Transform(self.frame_R[f], self.frame_p[f])
+
+
+def _q(model, q):
+    return vector(q, model.nq, "q")
+
+
+def _kin(model, d, q, v=None, mode=2):
+    c = model.compiled
+    if c.nlinks == 0:
+        return
+    if K.check_finite(q) >= 0:
+        raise ValueError("q contains NaN or infinity")
+    if v is None:
+        v = q
+    elif K.check_finite(v) >= 0:
+        raise ValueError("v contains NaN or infinity")
+    K.joint_pass(q, v, c.mi, c.mf, d.ws, mode)
+
+
+def _link_world(model, d):
+    oR = d.link_view(L.WS_OR, 9).reshape(-1, 3, 3)
+    op = d.link_view(L.WS_OP, 3)
+    return oR, op
+
+
+def forward_kinematics(model, q, data=None) -> Placements:
+    """World placement of every body and frame at configuration ``q``."""
+    d = get_data(model, data)
+    c = model.compiled
+    q = _q(model, q)
+    _kin(model, d, q)
+    nb = model.nbodies
+    R = np.empty((nb, 3, 3))
+    p = np.empty((nb, 3))
+    R[0] = np.eye(3)
+    p[0] = 0.0
+    if nb > 1:
+        oR, op = _link_world(model, d)
+        links = c.link_of_body[1:]
+        Rl, pl = oR[links], op[links]
+        R[1:] = Rl @ c.X_link_body_R[1:]
+        p[1:] = pl + np.einsum("bij,bj->bi", Rl, c.X_link_body_p[1:])
+    frames = model.frames
+    if frames:
+        fb = np.array([f.body for f in frames])
+        fR = np.array([f.X_body_frame.R for f in frames])
+        fp = np.array([f.X_body_frame.p for f in frames])
+        frame_R = R[fb] @ fR
+        frame_p = p[fb] + np.einsum("bij,bj->bi", R[fb], fp)
+    else:
+        frame_R, frame_p = np.zeros((0, 3, 3)), np.zeros((0, 3))
+    return Placements(R, p, frame_R, frame_p, model)
+
+
+def _link_point(model, body, point):
+    """Link index and the point's coordinates in that link's frame (or -1 for the world)."""
+    c = model.compiled
+    b = model._resolve_body(body, "body")
+    r = _point(point, "point")
+    k = int(c.link_of_body[b])
+    return k, c.X_link_body_R[b] @ r + c.X_link_body_p[b]
+
+
+def body_placement(model, q, body, data=None) -> Transform:
+    """World pose of one body."""
+    return forward_kinematics(model, q, data).body(body)
+
+
+def point_position(model, q, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarray:
+    """World coordinates of a point fixed on ``body``."""
+    d = get_data(model, data)
+    q = _q(model, q)
+    k, r = _link_point(model, body, point)
+    if k < 0:
+        return r
+    _kin(model, d, q)
+    oR, op = _link_world(model, d)
+    return oR[k] @ r + op[k]
+
+
+def _link_motion(model, d, q, v, a, k):
+    """Link velocity and (spatial, gravity-free) acceleration in link axes, and world pose."""
+    c = model.compiled
+    if a is None:
+        _kin(model, d, q, v, 3)
+        acc = None
+    else:
+        _kin(model, d, q, v, 2)  # world poses
+        tau = np.empty(c.nv)
+        raise_kernel_code(K.rnea(q, v, a, d.fext_links, tau, c.mi, c.mf, d.ws, 2), ("q", "v", "a"))
+        acc = d.link_view(L.WS_A, 6)[k].copy()
+    vel = d.link_view(L.WS_V, 6)[k].copy()
+    oR, op = _link_world(model, d)
+    return vel, acc, oR[k].copy(), op[k].copy()
+
+
+def point_velocity_6d(model, q, v, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarray:
+    """``[omega; v_point]`` of a point fixed on ``body``, world axes."""
+    d = get_data(model, data)
+    q = _q(model, q)
+    v = vector(v, model.nv, "v")
+    k, r = _link_point(model, body, point)
+    if k < 0:
+        return np.zeros(6)
+    vel, _, R, _ = _link_motion(model, d, q, v, None, k)
+    w, vo = vel[:3], vel[3:]
+    return np.concatenate([R @ w, R @ (vo + np.cross(w, r))])
+
+
+def point_velocity(model, q, v, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarray:
+    """Linear velocity (world axes) of a point fixed on ``body``."""
+    return point_velocity_6d(model, q, v, body, point, data)[3:]
+
+
+def point_acceleration_6d(model, q, v, a, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarray:
+    """``[alpha; a_point]`` (world axes): angular acceleration and the classical acceleration of
+    a point fixed on ``body``, for joint accelerations ``a`` (gravity not included)."""
+    d = get_data(model, data)
+    q = _q(model, q)
+    v = vector(v, model.nv, "v")
+    a = vector(a, model.nv, "a")
+    k, r = _link_point(model, body, point)
+    if k < 0:
+        return np.zeros(6)
+    vel, acc, R, _ = _link_motion(model, d, q, v, a, k)
+    w, vo = vel[:3], vel[3:]
+    al, ao = acc[:3], acc[3:]
+    a_point = ao + np.cross(al, r) + np.cross(w, vo + np.cross(w, r))
+    return np.concatenate([R @ al, R @ a_point])
+
+
+def point_acceleration(model, q, v, a, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarray:
+    """Classical linear acceleration (world axes) of a point fixed on ``body``."""
+    return point_acceleration_6d(model, q, v, a, body, point, data)[3:]
+
+
+def _jacobian6(model, d, q, k, x, world_point):
+    c = model.compiled
+    J = np.zeros((6, c.nv))
+    if k >= 0:
+        if K.check_finite(q) >= 0:
+            raise ValueError("q contains NaN or infinity")
+        K.point_jacobian(q, k, x[0], x[1], x[2], world_point, J, c.mi, c.mf, d.ws)
+    return J
+
+
+def point_jacobian_6d(model, q, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarray:
+    """6 x nv Jacobian of ``[omega; v_point]`` (world axes) of a point fixed on ``body``."""
+    d = get_data(model, data)
+    q = _q(model, q)
+    k, r = _link_point(model, body, point)
+    return _jacobian6(model, d, q, k, r, False)
+
+
+def point_jacobian(model, q, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarray:
+    """3 x nv Jacobian of the linear velocity (world axes) of a point fixed on ``body``."""
+    return point_jacobian_6d(model, q, body, point, data)[3:]
+
+
+def body_jacobian(model, q, body, frame: str = "local", data=None) -> np.ndarray:
+    """6 x nv spatial Jacobian of ``body`` (``v_body = J v``, angular rows first).
+
+    ``frame="local"``: body velocity in body axes at the body origin (Pinocchio ``LOCAL``);
+    ``"world"``: spatial velocity in world axes at the world origin (``WORLD``);
+    ``"local_world_aligned"``: world axes at the body origin (``LOCAL_WORLD_ALIGNED``).
+    """
+    d = get_data(model, data)
+    q = _q(model, q)
+    c = model.compiled
+    b = model._resolve_body(body, "body")
+    k = int(c.link_of_body[b])
+    if frame not in ("local", "world", "local_world_aligned"):
+        raise ValueError(f"frame must be 'local', 'world' or 'local_world_aligned', got {frame!r}")
+    if frame == "world":
+        return _jacobian6(model, d, q, k, np.zeros(3), True)
+    J = _jacobian6(model, d, q, k, c.X_link_body_p[b], False)
+    if frame == "local_world_aligned" or k < 0:
+        return J
+    oR, _ = _link_world(model, d)
+    Rb = (oR[k] @ c.X_link_body_R[b]).T
+    return np.vstack([Rb @ J[:3], Rb @ J[3:]])
+
+
+def _com_terms(model, d):
+    c = model.compiled
+    oR, op = _link_world(model, d)
+    masses = np.array([I.mass for I in c.link_inertia])
+    h = np.array([I.mass * I.com for I in c.link_inertia]).reshape(-1, 3)
+    return masses, h, oR, op
+
+
+def center_of_mass(model, q, data=None) -> np.ndarray:
+    """World position of the centre of mass of the whole model."""
+    d = get_data(model, data)
+    q = _q(model, q)
+    _kin(model, d, q)
+    m, h, oR, op = _com_terms(model, d)
+    total = m.sum()
+    if total <= 0:
+        raise ValueError("the model has no mass")
+    return (np.einsum("kij,kj->i", oR, h) + m @ op) / total
+
+
+def com_velocity(model, q, v, data=None) -> np.ndarray:
+    """World velocity of the centre of mass."""
+    d = get_data(model, data)
+    q = _q(model, q)
+    v = vector(v, model.nv, "v")
+    _kin(model, d, q, v, 3)
+    m, h, oR, op = _com_terms(model, d)
+    total = m.sum()
+    if total <= 0:
+        raise ValueError("the model has no mass")
+    vel = d.link_view(L.WS_V, 6)
+    # sum_k m_k (v_o + w x c) = m v_o + w x h (link axes), then to world
+    local = m[:, None] * vel[:, 3:] + np.cross(vel[:, :3], h)
+    return np.einsum("kij,kj->i", oR, local) / total
+
+
+def com_jacobian(model, q, data=None) -> np.ndarray:
+    """3 x nv Jacobian of the centre of mass (world axes)."""
+    d = get_data(model, data)
+    q = _q(model, q)
+    c = model.compiled
+    J = np.zeros((3, c.nv))
+    if K.check_finite(q) >= 0:
+        raise ValueError("q contains NaN or infinity")
+    total = K.com_jacobian(q, J, c.mi, c.mf, d.ws) if c.nlinks else 0.0
+    if total <= 0:
+        raise ValueError("the model has no mass")
+    return J

@@ -1,0 +1,28 @@
+"""Dense Lagrangian forward dynamics: ``qdd = M(q)^-1 (tau - C(q, v) v - g(q) + J^T f_ext)``.
+
+``M`` from CRBA, the bias from RNEA with zero acceleration, and a Cholesky solve (LAPACK via
+SciPy).  O(n^3) but simple; :func:`sinews.aba` is the O(n) alternative and both agree to
+round-off.  Source: Featherstone, RBDA section 6.1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+
+from ._checks import vector
+from .crba import crba
+from .rnea import nonlinear_effects
+
+__all__ = ["forward_dynamics_lagrangian"]
+
+
+def forward_dynamics_lagrangian(model, q, v, tau, f_ext=None, data=None) -> np.ndarray:
+    tau = vector(tau, model.nv, "tau")
+    M = crba(model, q, data)
+    h = nonlinear_effects(model, q, v, f_ext, data)
+    try:
+        factor = cho_factor(M, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        raise ValueError("the mass matrix is not positive definite (massless subtree?)") from None
+    return cho_solve(factor, tau - h, check_finite=False)

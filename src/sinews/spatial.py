@@ -1,0 +1,473 @@
+"""Spatial (6-D) vector algebra, Featherstone style.
+
+Conventions (see ``docs/conventions.md``):
+
+* Motion vectors ``m = [omega; v]`` and force vectors ``f = [n; f]``: angular part first.
+* A rigid transform ``X_a_b`` is the pose of frame *b* expressed in frame *a*: the pair
+  ``(R_a_b, p_a_b)`` with ``x_a = R_a_b @ x_b + p_a_b``.  Hot code keeps the pair;
+  :func:`motion_matrix` and :func:`force_matrix` give the 6x6 Pluecker forms that carry
+  coordinates of *b* into coordinates of *a*.
+* Quaternions are stored scalar-last ``(x, y, z, w)`` (as SciPy and Pinocchio do).
+
+References: R. Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), Springer 2008, ch. 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "Transform",
+    "SpatialInertia",
+    "skew",
+    "rot_x",
+    "rot_y",
+    "rot_z",
+    "rot_axis",
+    "rpy_to_matrix",
+    "matrix_to_rpy",
+    "quat_to_matrix",
+    "matrix_to_quat",
+    "motion_matrix",
+    "force_matrix",
+    "cross_motion",
+    "cross_force",
+    "motion_cross_matrix",
+    "force_cross_matrix",
+    "exp_so3",
+    "log_so3",
+    "exp_se3",
+    "log_se3",
+]
+
+
+def _vec3(x, name):
+    a = np.asarray(x, dtype=float)
+    if a.shape != (3,):
+        raise ValueError(f"{name} must have shape (3,), got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be finite, got {a}")
+    return a
+
+
+def _vec6(x, name):
+    a = np.asarray(x, dtype=float)
+    if a.shape != (6,):
+        raise ValueError(f"{name} must have shape (6,), got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be finite, got {a}")
+    return a
+
+
+def _rotation(R, name, tol=1e-9):
+    a = np.asarray(R, dtype=float)
+    if a.shape != (3, 3):
+        raise ValueError(f"{name} must have shape (3, 3), got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be finite")
+    if np.abs(a.T @ a - np.eye(3)).max() > tol or np.linalg.det(a) < 0:
+        raise ValueError(f"{name} must be a rotation matrix (orthonormal, det +1)")
+    return a
+
+
+def unit_axis(axis, name="axis", tol=1e-9) -> np.ndarray:
+    """Return ``axis`` as a float 3-vector after checking it has unit length."""
+    a = _vec3(axis, name)
+    n = np.linalg.norm(a)
+    if abs(n - 1.0) > tol:
+        raise ValueError(f"{name} must be a unit vector, got {a} with norm {n:.6g}")
+    return a
+
+
+def skew(w) -> np.ndarray:
+    """The 3x3 matrix ``[w]x`` with ``[w]x @ u == cross(w, u)``."""
+    x, y, z = np.asarray(w, dtype=float)
+    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+
+
+def rot_x(angle: float) -> np.ndarray:
+    """Rotation matrix of ``angle`` radians about x (maps child to parent coordinates)."""
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+
+
+def rot_y(angle: float) -> np.ndarray:
+    """Rotation matrix of ``angle`` radians about y."""
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+
+def rot_z(angle: float) -> np.ndarray:
+    """Rotation matrix of ``angle`` radians about z."""
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def exp_so3(w) -> np.ndarray:
+    """Rodrigues' formula: the rotation ``exp([w]x)`` for a rotation vector ``w``."""
+    w = np.asarray(w, dtype=float)
+    theta = np.linalg.norm(w)
+    K = skew(w)
+    if theta < 1e-8:
+        return np.eye(3) + K + 0.5 * K @ K
+    return np.eye(3) + np.sin(theta) / theta * K + (1.0 - np.cos(theta)) / theta**2 * K @ K
+
+
+def rot_axis(axis, angle: float) -> np.ndarray:
+    """Rotation of ``angle`` radians about the unit vector ``axis``."""
+    return exp_so3(unit_axis(axis) * angle)
+
+
+def log_so3(R) -> np.ndarray:
+    """Rotation vector ``w`` with ``exp_so3(w) == R`` (angle in [0, pi])."""
+    R = np.asarray(R, dtype=float)
+    cos_theta = np.clip(0.5 * (np.trace(R) - 1.0), -1.0, 1.0)
+    theta = np.arccos(cos_theta)
+    vee = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    if theta < 1e-6:
+        return 0.5 * vee * (1.0 + theta**2 / 6.0)
+    if np.pi - theta < 1e-4:
+        # Near pi: use the symmetric part, axis from the largest diagonal entry.
+        B = 0.5 * (R + R.T) - cos_theta * np.eye(3)
+        k = int(np.argmax(np.diag(B)))
+        axis = B[:, k] / np.sqrt(max(B[k, k], 1e-300))
+        axis /= np.linalg.norm(axis)
+        if axis @ vee < 0:
+            axis = -axis
+        return theta * axis
+    return theta / (2.0 * np.sin(theta)) * vee
+
+
+def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """URDF roll-pitch-yaw: ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``."""
+    return rot_z(yaw) @ rot_y(pitch) @ rot_x(roll)
+
+
+def matrix_to_rpy(R) -> np.ndarray:
+    """Inverse of :func:`rpy_to_matrix`, returning ``(roll, pitch, yaw)``."""
+    R = np.asarray(R, dtype=float)
+    pitch = np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))
+    roll = np.arctan2(R[2, 1], R[2, 2])
+    yaw = np.arctan2(R[1, 0], R[0, 0])
+    return np.array([roll, pitch, yaw])
+
+
+def quat_to_matrix(quat) -> np.ndarray:
+    """Rotation matrix of the unit quaternion ``(x, y, z, w)`` (scalar last)."""
+    q = np.asarray(quat, dtype=float)
+    if q.shape != (4,):
+        raise ValueError(f"quat must have shape (4,), got {q.shape}")
+    n = np.linalg.norm(q)
+    if not np.isfinite(n) or abs(n - 1.0) > 1e-6:
+        raise ValueError(f"quat must be a unit quaternion (x, y, z, w), got norm {n}")
+    x, y, z, w = q / n
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+def matrix_to_quat(R) -> np.ndarray:
+    """Unit quaternion ``(x, y, z, w)`` with ``w >= 0`` of a rotation matrix."""
+    R = np.asarray(R, dtype=float)
+    tr = np.trace(R)
+    if tr > 0:
+        s = 2.0 * np.sqrt(tr + 1.0)
+        q = np.array([(R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s, 0.25 * s])
+    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2])
+        q = np.array([0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s, (R[2, 1] - R[1, 2]) / s])
+    elif R[1, 1] > R[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2])
+        q = np.array([(R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s, (R[0, 2] - R[2, 0]) / s])
+    else:
+        s = 2.0 * np.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1])
+        q = np.array([(R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s, (R[1, 0] - R[0, 1]) / s])
+    q /= np.linalg.norm(q)
+    return q if q[3] >= 0 else -q
+
+
+def _left_jacobian_so3(w) -> np.ndarray:
+    theta = np.linalg.norm(w)
+    K = skew(w)
+    if theta < 1e-6:
+        return np.eye(3) + 0.5 * K + K @ K / 6.0
+    return (
+        np.eye(3)
+        + (1.0 - np.cos(theta)) / theta**2 * K
+        + (theta - np.sin(theta)) / theta**3 * K @ K
+    )
+
+
+def exp_se3(twist) -> tuple[np.ndarray, np.ndarray]:
+    """Exponential of a twist ``[omega; v]`` (body velocity held for unit time).
+
+    Returns ``(R, p)``: the pose reached from the identity, expressed in the starting frame.
+    """
+    t = _vec6(twist, "twist")
+    w, v = t[:3], t[3:]
+    return exp_so3(w), _left_jacobian_so3(w) @ v
+
+
+def log_se3(R, p) -> np.ndarray:
+    """Inverse of :func:`exp_se3`: the twist ``[omega; v]`` with ``exp_se3(twist) == (R, p)``."""
+    w = log_so3(R)
+    return np.concatenate([w, np.linalg.solve(_left_jacobian_so3(w), np.asarray(p, dtype=float))])
+
+
+def motion_matrix(R, p) -> np.ndarray:
+    """6x6 Pluecker matrix ``X_a_b`` mapping motion vectors from frame b to frame a.
+
+    ``(R, p)`` is the pose of b in a.  ``[omega_a; v_a] = [[R, 0], [p x R, R]] [omega_b; v_b]``.
+    """
+    R = np.asarray(R, dtype=float)
+    X = np.zeros((6, 6))
+    X[:3, :3] = R
+    X[3:, 3:] = R
+    X[3:, :3] = skew(p) @ R
+    return X
+
+
+def force_matrix(R, p) -> np.ndarray:
+    """6x6 matrix mapping force vectors ``[n; f]`` from frame b to frame a (the dual of
+    :func:`motion_matrix`: ``[[R, p x R], [0, R]]``)."""
+    R = np.asarray(R, dtype=float)
+    X = np.zeros((6, 6))
+    X[:3, :3] = R
+    X[3:, 3:] = R
+    X[:3, 3:] = skew(p) @ R
+    return X
+
+
+def motion_cross_matrix(m) -> np.ndarray:
+    """The 6x6 matrix ``m x`` acting on motion vectors (RBDA eq. 2.31)."""
+    m = _vec6(m, "m")
+    X = np.zeros((6, 6))
+    W = skew(m[:3])
+    X[:3, :3] = W
+    X[3:, 3:] = W
+    X[3:, :3] = skew(m[3:])
+    return X
+
+
+def force_cross_matrix(m) -> np.ndarray:
+    """The 6x6 matrix ``m x*`` acting on force vectors: ``-(m x)^T``."""
+    return -motion_cross_matrix(m).T
+
+
+def cross_motion(m, u) -> np.ndarray:
+    """Spatial cross product of motion vectors ``m x u``."""
+    m = _vec6(m, "m")
+    u = _vec6(u, "u")
+    return np.concatenate(
+        [np.cross(m[:3], u[:3]), np.cross(m[:3], u[3:]) + np.cross(m[3:], u[:3])]
+    )
+
+
+def cross_force(m, f) -> np.ndarray:
+    """Spatial cross product of a motion vector with a force vector ``m x* f``."""
+    m = _vec6(m, "m")
+    f = _vec6(f, "f")
+    return np.concatenate(
+        [np.cross(m[:3], f[:3]) + np.cross(m[3:], f[3:]), np.cross(m[:3], f[3:])]
+    )
+
+
+@dataclass(frozen=True)
+class Transform:
+    """A rigid transform ``X_a_b``: pose ``(R, p)`` of frame b in frame a.
+
+    Build with the constructors (:meth:`identity`, :meth:`translation`, :meth:`rot_x`, ...,
+    :meth:`from_rpy`, :meth:`from_quat`) and compose with ``@``: ``X_a_c = X_a_b @ X_b_c``.
+    """
+
+    R: np.ndarray
+    p: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "R", _rotation(self.R, "R"))
+        object.__setattr__(self, "p", _vec3(self.p, "p"))
+
+    @classmethod
+    def identity(cls) -> "Transform":
+        return cls(np.eye(3), np.zeros(3))
+
+    @classmethod
+    def translation(cls, p) -> "Transform":
+        return cls(np.eye(3), p)
+
+    @classmethod
+    def rot_x(cls, angle, p=(0.0, 0.0, 0.0)) -> "Transform":
+        return cls(rot_x(angle), p)
+
+    @classmethod
+    def rot_y(cls, angle, p=(0.0, 0.0, 0.0)) -> "Transform":
+        return cls(rot_y(angle), p)
+
+    @classmethod
+    def rot_z(cls, angle, p=(0.0, 0.0, 0.0)) -> "Transform":
+        return cls(rot_z(angle), p)
+
+    @classmethod
+    def rot_axis(cls, axis, angle, p=(0.0, 0.0, 0.0)) -> "Transform":
+        return cls(rot_axis(axis, angle), p)
+
+    @classmethod
+    def from_rpy(cls, roll, pitch, yaw, p=(0.0, 0.0, 0.0)) -> "Transform":
+        return cls(rpy_to_matrix(roll, pitch, yaw), p)
+
+    @classmethod
+    def from_quat(cls, quat, p=(0.0, 0.0, 0.0)) -> "Transform":
+        """From a unit quaternion ``(x, y, z, w)`` and a translation."""
+        return cls(quat_to_matrix(quat), p)
+
+    @classmethod
+    def from_matrix(cls, T) -> "Transform":
+        """From a 4x4 homogeneous matrix."""
+        T = np.asarray(T, dtype=float)
+        if T.shape != (4, 4):
+            raise ValueError(f"T must have shape (4, 4), got {T.shape}")
+        return cls(T[:3, :3], T[:3, 3])
+
+    def __matmul__(self, other: "Transform") -> "Transform":
+        if not isinstance(other, Transform):
+            return NotImplemented
+        return Transform(self.R @ other.R, self.p + self.R @ other.p)
+
+    def inverse(self) -> "Transform":
+        return Transform(self.R.T, -self.R.T @ self.p)
+
+    def act_point(self, x) -> np.ndarray:
+        """Coordinates in frame a of a point given in frame b."""
+        return self.R @ np.asarray(x, dtype=float) + self.p
+
+    def act_motion(self, m) -> np.ndarray:
+        m = _vec6(m, "m")
+        w = self.R @ m[:3]
+        return np.concatenate([w, self.R @ m[3:] + np.cross(self.p, w)])
+
+    def act_force(self, f) -> np.ndarray:
+        f = _vec6(f, "f")
+        lin = self.R @ f[3:]
+        return np.concatenate([self.R @ f[:3] + np.cross(self.p, lin), lin])
+
+    def motion_matrix(self) -> np.ndarray:
+        return motion_matrix(self.R, self.p)
+
+    def force_matrix(self) -> np.ndarray:
+        return force_matrix(self.R, self.p)
+
+    def homogeneous(self) -> np.ndarray:
+        T = np.eye(4)
+        T[:3, :3] = self.R
+        T[:3, 3] = self.p
+        return T
+
+    def __repr__(self) -> str:
+        return f"Transform(R={self.R.tolist()}, p={self.p.tolist()})"
+
+
+def _inertia_matrix(I, name):
+    a = np.asarray(I, dtype=float)
+    if a.shape == (6,):  # (Ixx, Iyy, Izz, Ixy, Ixz, Iyz)
+        xx, yy, zz, xy, xz, yz = a
+        a = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+    elif a.shape == (3,):
+        a = np.diag(a)
+    if a.shape != (3, 3):
+        raise ValueError(f"{name} must be 3x3, a diagonal 3-vector or 6 values (xx, yy, zz, xy, xz, yz); got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be finite")
+    if np.abs(a - a.T).max() > 1e-9 * max(1.0, np.abs(a).max()):
+        raise ValueError(f"{name} must be symmetric")
+    return 0.5 * (a + a.T)
+
+
+@dataclass(frozen=True)
+class SpatialInertia:
+    """Rigid-body inertia: ``mass``, centre of mass ``com`` (body frame) and the rotational
+    inertia ``inertia_com`` about the centre of mass, in body axes.
+
+    A massless body (``mass == 0`` and zero inertia) is allowed: it is what a frame-only body
+    or a virtual link needs.  A body with mass needs a positive-semidefinite ``inertia_com``
+    that satisfies the triangle inequalities; a non-physical inertia raises ``ValueError``.
+    """
+
+    mass: float
+    com: np.ndarray
+    inertia_com: np.ndarray
+
+    def __post_init__(self):
+        m = float(self.mass)
+        if not np.isfinite(m) or m < 0:
+            raise ValueError(f"mass must be finite and non-negative, got {self.mass}")
+        object.__setattr__(self, "mass", m)
+        object.__setattr__(self, "com", _vec3(self.com, "com"))
+        Ic = _inertia_matrix(self.inertia_com, "inertia_com")
+        ev = np.linalg.eigvalsh(Ic)
+        scale = max(1.0, abs(ev).max())
+        if ev[0] < -1e-12 * scale:
+            raise ValueError(f"inertia_com must be positive semi-definite, eigenvalues {ev}")
+        e = np.sort(ev)
+        if e[0] + e[1] < e[2] - 1e-9 * scale:
+            raise ValueError(f"inertia_com violates the triangle inequality, principal moments {e}")
+        object.__setattr__(self, "inertia_com", Ic)
+
+    @classmethod
+    def zero(cls) -> "SpatialInertia":
+        return cls(0.0, np.zeros(3), np.zeros((3, 3)))
+
+    @classmethod
+    def point_mass(cls, mass, com=(0.0, 0.0, 0.0)) -> "SpatialInertia":
+        return cls(mass, com, np.zeros((3, 3)))
+
+    @classmethod
+    def from_box(cls, mass, size, com=(0.0, 0.0, 0.0)) -> "SpatialInertia":
+        x, y, z = size
+        k = mass / 12.0
+        return cls(mass, com, np.diag([k * (y * y + z * z), k * (x * x + z * z), k * (x * x + y * y)]))
+
+    @classmethod
+    def from_rod(cls, mass, length, axis=2) -> "SpatialInertia":
+        """Thin uniform rod from the origin along +axis (0, 1, 2 = x, y, z)."""
+        com = np.zeros(3)
+        com[axis] = 0.5 * length
+        d = np.full(3, mass * length**2 / 12.0)
+        d[axis] = 0.0
+        return cls(mass, com, np.diag(d))
+
+    @property
+    def inertia_origin(self) -> np.ndarray:
+        """Rotational inertia about the body origin: ``I_c + m [c]x [c]x^T``."""
+        C = skew(self.com)
+        return self.inertia_com + self.mass * C @ C.T
+
+    def matrix(self) -> np.ndarray:
+        """The 6x6 spatial inertia at the body origin (RBDA eq. 2.63), ``[angular; linear]``."""
+        C = skew(self.com)
+        out = np.zeros((6, 6))
+        out[:3, :3] = self.inertia_origin
+        out[:3, 3:] = self.mass * C
+        out[3:, :3] = self.mass * C.T
+        out[3:, 3:] = self.mass * np.eye(3)
+        return out
+
+    def transformed(self, X: Transform) -> "SpatialInertia":
+        """This inertia, given in frame b, expressed in frame a where ``X = X_a_b``."""
+        return SpatialInertia(self.mass, X.act_point(self.com), X.R @ self.inertia_com @ X.R.T)
+
+    def __add__(self, other: "SpatialInertia") -> "SpatialInertia":
+        m = self.mass + other.mass
+        if m == 0.0:
+            return SpatialInertia(0.0, np.zeros(3), self.inertia_com + other.inertia_com)
+        c = (self.mass * self.com + other.mass * other.com) / m
+        I = np.zeros((3, 3))
+        for part in (self, other):
+            d = skew(part.com - c)
+            I += part.inertia_com + part.mass * d @ d.T
+        return SpatialInertia(m, c, I)
