@@ -69,13 +69,31 @@ def moby_pivot_tolerance(M: np.ndarray) -> float:
     return float(n * max(1.0, big) * EPS)
 
 
-def _solve(B: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """B^-1 rhs by partial-pivot LU; a singular B gives inf/NaN instead of raising."""
+def _factor(B: np.ndarray):
+    """Partial-pivot LU of B; a singular B gives inf/NaN in later solves instead of raising."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with np.errstate(all="ignore"):
-            lu = scipy.linalg.lu_factor(B, check_finite=False)
-            return scipy.linalg.lu_solve(lu, rhs, check_finite=False)
+            return scipy.linalg.lu_factor(B, check_finite=False)
+
+
+def _lu_solve(lu, rhs: np.ndarray, trans: int = 0) -> np.ndarray:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            return scipy.linalg.lu_solve(lu, rhs, trans=trans, check_finite=False)
+
+
+def _solve(B: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """B^-1 rhs by partial-pivot LU (no singularity check, as in Drake)."""
+    return _lu_solve(_factor(B), rhs)
+
+
+def _inverse_rows(lu, rows: np.ndarray, n: int) -> np.ndarray:
+    """Rows ``rows`` of B^-1, from B^T y = e_i."""
+    E = np.zeros((n, rows.size))
+    E[rows, np.arange(rows.size)] = 1.0
+    return _lu_solve(lu, E, trans=1).T
 
 
 def _lexicographic_min(rows: np.ndarray) -> int:
@@ -191,8 +209,7 @@ def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
     ties = np.flatnonzero((x <= xmin + zero_tol) & (indicator > 0))
     if lexicographic and ties.size > 1:
         # lexicographic min of [x_i, (B^-1)_i] / indicator_i (CPS §4.9); at a cold start B = I.
-        Binv = _solve(B, np.eye(n))
-        rows = np.column_stack([x[ties], Binv[ties]])
+        rows = np.column_stack([x[ties], _inverse_rows(_factor(B), ties, n)])
         r = int(ties[_lexicographic_min(rows)])
     else:
         r = int(np.argmin(x))
@@ -217,7 +234,8 @@ def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
                                pivots, pivots + 1)
         entering = tab.complement(leaving)
         col = tab.column(entering)
-        direction = _solve(B, col)
+        lu = _factor(B)
+        direction = _lu_solve(lu, col)
         if not np.all(np.isfinite(direction)):
             return make_result(M, q, np.zeros(n), False,
                                "basis matrix became singular (degenerate basis)", pivots, pivots + 1)
@@ -236,8 +254,7 @@ def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
         if art.size:
             r = int(art[0])
         elif lexicographic and ties.size > 1:
-            Binv = _solve(B, np.eye(n))
-            rows = Binv[ties] / direction[ties, None]
+            rows = _inverse_rows(lu, ties, n) / direction[ties, None]
             r = int(ties[_lexicographic_min(rows)])
         else:
             r = int(ties[0])
