@@ -151,6 +151,12 @@ def operator_pair(forward: Any, transpose: Any, rows: int, nv: int, name: str,
     forward_op = Operator(forward, name, (rows, nv))
     if transpose is None:
         transpose_op = forward_op.transposed(transpose_name)
+        if forward_op.kind == "linop":
+            try:
+                transpose_op(np.zeros(rows))
+            except NotImplementedError as exc:
+                raise ValueError(f"{name} is a LinearOperator without rmatvec; give "
+                                 f"{transpose_name} explicitly") from exc
     else:
         transpose_op = Operator(transpose, transpose_name, (nv, rows))
     if rows > 0 and forward_op.kind == "zero":

@@ -170,6 +170,12 @@ class AccelProblemData:
             raise ValueError("N is required when there are contacts")
         if self.N_minus_mu_Q_T is None:
             NmQT_op = N_op.transposed("N_minus_mu_Q_T")
+            if N_op.kind == "linop":
+                try:
+                    NmQT_op(np.zeros(nc))
+                except NotImplementedError as exc:
+                    raise ValueError("N is a LinearOperator without rmatvec; give "
+                                     "N_minus_mu_Q_T explicitly") from exc
         else:
             NmQT_op = Operator(self.N_minus_mu_Q_T if nc else None, "N_minus_mu_Q_T", (nv, nc))
         F_op, FT_op = operator_pair(self.F, self.F_T, nr, nv, "F", "F_T")
