@@ -91,6 +91,7 @@ __all__ = [
 MAX_NUM_PHASES = 3
 
 _EPS = np.finfo(float).eps
+_STALL, _STALL_WINDOW = 0.95, 5  # stalled: this many iterations gained less than 5 %
 
 
 # --------------------------------------------------------------------------------------------------
@@ -548,7 +549,7 @@ class PLUSImpulseSolver(ImpulseSolver):
     """
 
     def __init__(self, max_rolling_speed: float = 1e-3, convergence_tol: float = 1e-10,
-                 max_iters: int = 20, max_intervals: int = 50, max_active_set_changes=None):
+                 max_iters: int = 20, max_intervals: int = 200, max_active_set_changes=None):
         super().__init__(max_rolling_speed, convergence_tol, max_iters)
         if int(max_intervals) != max_intervals or max_intervals < 1:
             raise ValueError(f"max_intervals must be a positive integer, got {max_intervals!r}")
@@ -632,7 +633,12 @@ class PLUSImpulseSolver(ImpulseSolver):
             w = rhs - A @ pi
             ptol = 1e-9 * max(float(np.max(np.abs(pi))), pscale)
             vtol = 1e-8 * vscale
-            change = st.worst_violation(pi, ptol)
+            if not newton_ok and st.has_frozen_sliding():
+                # No impulses satisfy the frozen sliding directions (a Painleve-like
+                # inconsistency): let those contacts choose their direction (impending).
+                change = ("unfreeze", -1)
+            else:
+                change = st.worst_violation(pi, ptol)
             if change is None:
                 change = st.worst_reactivation(pi, w, vtol)
             if change is None:
@@ -645,26 +651,45 @@ class PLUSImpulseSolver(ImpulseSolver):
 
     # -- Newton on the active set ---------------------------------------------------------------
     def _newton(self, prob, st, rhs, act, x, tol_abs, vscale, pscale):
+        """Newton with min-norm least-squares steps; unknowns: active impulses, then one
+        multiplier ``lambda`` per impending friction group.  Returns (ok, pi_act, iters, res)."""
         if act.size == 0:
             return True, x, 0, 0.0
         pos = np.full(prob.A.shape[0], -1, dtype=np.int64)
         pos[act] = np.arange(act.size)
-        eta = 1e-10 * vscale if vscale > 0 else 1e-300
+        impending = [gi for gi, f in enumerate(st.fric) if f == FricCond.IMPENDING]
+        pi0 = st.base.copy()
+        pi0[act] = x
+        w0 = rhs - prob.A @ pi0
+        lam0 = []
+        for gi in impending:  # start from the guess's own ratio w_F / pi_F where it has one
+            piF, wF = pi0[prob.frictions[gi].rows], w0[prob.frictions[gi].rows]
+            lam = st.lam[gi]
+            if np.isnan(lam):
+                lam = max(0.0, float(wF @ piF) / float(piF @ piF)) if piF @ piF > 0 else 0.0
+            lam0.append(lam)
+        x = np.concatenate([x, lam0])
         eps_soft = (np.sqrt(_EPS) * pscale) ** 2 if pscale > 0 else 1e-300
-        cond = act.size * _EPS ** 0.875
+        pscale = pscale if pscale > 0 else 1.0
+        cond = x.size * _EPS ** 0.875
 
         def evaluate(xv, jac=True):
-            return _plus_residual(prob, st, rhs, act, pos, xv, eta, eps_soft, jac)
+            return _plus_residual(prob, st, rhs, act, pos, impending, xv, eps_soft, pscale, jac)
+
+        def done(ok):
+            for j, gi in enumerate(impending):
+                st.lam[gi] = x[act.size + j]
+            return ok, x[:act.size], n_it, nrm
 
         n_it = 0
         err, J = evaluate(x)
         nrm = float(np.linalg.norm(err))
-        prev = np.inf
+        history = [nrm]
         while True:
             if nrm <= tol_abs:
-                return True, x, n_it, nrm
-            if n_it == self.max_iters or (n_it >= 3 and nrm > 0.95 * prev):
-                return False, x, n_it, nrm
+                return done(True)
+            if n_it == self.max_iters or (n_it >= _STALL_WINDOW and nrm > _STALL * history[-1 - _STALL_WINDOW]):
+                return done(False)
             dx = scipy.linalg.lstsq(J, -err, cond=cond, lapack_driver="gelsy",
                                     check_finite=False)[0]
             back = 1.0
@@ -676,9 +701,10 @@ class PLUSImpulseSolver(ImpulseSolver):
                     break
                 back *= 0.5
             x = x_try
-            prev, n_it = nrm, n_it + 1
+            n_it += 1
             err, J = evaluate(x)
             nrm = float(np.linalg.norm(err))
+            history.append(nrm)
 
     def _solve_bilateral(self, Aeff, part, rhs) -> BilateralResult:
         sub = Aeff[np.ix_(part, part)]
@@ -745,39 +771,63 @@ def _limit_and_gradient(g, pi, piE_left, pos, n_act, eps_soft, jac):
     return N, grad
 
 
-def _plus_residual(prob, st, rhs, act, pos, x, eta, eps_soft, jac):
-    """PLUS residual vector (velocity units) and Jacobian over the active rows."""
+def _plus_residual(prob, st, rhs, act, pos, impending, x, eps_soft, pscale, jac):
+    """PLUS residual vector (velocity units) and Jacobian.
+
+    ``x`` holds the active impulses followed by one ``lambda`` per impending group.  Rows:
+
+    * linear rows: ``(A pi - rhs)_i``  (velocity error still left, with sign flipped);
+    * sliding rows (frozen unit slip ``u``): ``a (pi_F - mu N(pi) u)``, ``a`` the mean of the
+      group's diagonal of ``A`` (turns impulses into velocities);
+    * impending rows: ``(A pi - rhs)_F + lambda pi_F`` -- the end slip ``w_F = lambda pi_F`` is
+      parallel to the friction multiplier (the friction force opposes it) -- plus one row
+      ``a (||pi_F||^2 - (mu N)^2) / (2 p)`` putting the impulse on the disk boundary
+      (``p`` an impulse scale).  Unlike ``pi_F = mu N w/||w||`` this is smooth at ``w = 0``.
+    """
     A = prob.A
+    n_act = act.size
+    n = x.size
     pi = st.base.copy()
-    pi[act] = x
+    pi[act] = x[:n_act]
     w = rhs - A @ pi
-    err = -w[act]
-    J = A[np.ix_(act, act)].copy() if jac else None
+    err = np.empty(n)
+    err[:n_act] = -w[act]
+    if jac:
+        J = np.zeros((n, n))
+        J[:n_act, :n_act] = A[np.ix_(act, act)]
+    else:
+        J = None
+    diagA = np.diag(A)
     for gi, g in enumerate(prob.frictions):
-        state = st.fric[gi]
-        if state not in (FricCond.SLIDING, FricCond.IMPENDING):
+        if st.fric[gi] != FricCond.SLIDING:
             continue
         fp = pos[g.rows]
-        k = g.rows.size
-        a = float(np.mean(np.diag(A)[g.rows]))
+        a = float(np.mean(diagA[g.rows]))
         a = a if a > 0 else 1.0
-        N, dN = _limit_and_gradient(g, pi, st.piE_left, pos, act.size, eps_soft, jac)
-        if state == FricCond.SLIDING:
-            u = st.direction[gi]
-            err[fp] = a * (pi[g.rows] - g.mu * N * u)
-            if jac:
-                J[fp, :] = -a * g.mu * np.outer(u, dN)
-                J[fp, fp] += a
-        else:
-            wF = w[g.rows]
-            nw = np.sqrt(float(wF @ wF) + eta * eta)
-            u = wF / nw
-            err[fp] = a * (pi[g.rows] - g.mu * N * u)
-            if jac:
-                du_dw = (np.eye(k) - np.outer(wF, wF) / nw**2) / nw
-                du = du_dw @ (-A[np.ix_(g.rows, act)])
-                J[fp, :] = -a * g.mu * (np.outer(u, dN) + N * du)
-                J[fp, fp] += a
+        N, dN = _limit_and_gradient(g, pi, st.piE_left, pos, n_act, eps_soft, jac)
+        u = st.direction[gi]
+        err[fp] = a * (pi[g.rows] - g.mu * N * u)
+        if jac:
+            J[fp, :] = 0.0
+            J[np.ix_(fp, np.arange(n_act))] = -a * g.mu * np.outer(u, dN)
+            J[fp, fp] += a
+    for j, gi in enumerate(impending):
+        g = prob.frictions[gi]
+        fp = pos[g.rows]
+        lam_ix = n_act + j
+        lam = x[lam_ix]
+        a = float(np.mean(diagA[g.rows]))
+        a = a if a > 0 else 1.0
+        N, dN = _limit_and_gradient(g, pi, st.piE_left, pos, n_act, eps_soft, jac)
+        piF = pi[g.rows]
+        err[fp] += lam * piF
+        c = a / (2.0 * pscale)
+        err[lam_ix] = c * (float(piF @ piF) - (g.mu * N) ** 2)
+        if jac:
+            J[fp, fp] += lam
+            J[fp, lam_ix] = piF
+            J[lam_ix, :n_act] = -2.0 * c * g.mu**2 * N * dN
+            J[lam_ix, fp] += 2.0 * c * piF
     return err, J
 
 
@@ -803,6 +853,7 @@ class _IntervalState:
                 self.fric.append(FricCond.ROLLING)
                 self.direction.append(np.zeros(g.rows.size))
         self.fric_start = list(self.fric)
+        self.lam = [np.nan] * len(prob.frictions)  # impending multipliers (w_F = lam pi_F)
 
     def initial_guess(self, pscale):
         """Zero, with active normals a hair on the pushing side so ``min(z, 0)`` is on its branch."""
@@ -899,10 +950,15 @@ class _IntervalState:
                 out[g.rows] *= radius / nf
         return out
 
+    def has_frozen_sliding(self):
+        return any(f == FricCond.SLIDING for f in self.fric)
+
     def apply(self, change):
         kind, i = change
         prob = self.prob
-        if kind == "normal":
+        if kind == "unfreeze":
+            self.fric = [FricCond.IMPENDING if f == FricCond.SLIDING else f for f in self.fric]
+        elif kind == "normal":
             c = prob.contacts[i]
             gi = c.friction
             if gi >= 0 and self.fric[gi] == FricCond.ROLLING:
