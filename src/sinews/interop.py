@@ -51,7 +51,7 @@ def _joint_from_pin(jm):
         return J.Revolute(np.asarray(jm.axis, dtype=float))
     if name == "JointModelPrismaticUnaligned":
         return J.Prismatic(np.asarray(jm.axis, dtype=float))
-    if name in ("JointModelHelicalX", "JointModelHelicalY", "JointModelHelicalZ"):
+    if name in ("JointModelHX", "JointModelHY", "JointModelHZ"):
         axis = np.eye(3)["XYZ".index(name[-1])]
         return J.Helical(axis, float(jm.pitch))
     if name == "JointModelHelicalUnaligned":
@@ -125,9 +125,10 @@ def to_pinocchio(model: Model):
     appended to their movable ancestor, plus a frame of the same name)."""
     pin = _pin()
     c = model.compiled
+    _require_depth_first(model)
     pm = pin.Model()
     pm.name = model.name
-    pm.gravity = pin.Motion(np.r_[model.gravity, 0.0, 0.0])
+    pm.gravity = pin.Motion(np.asarray(model.gravity, dtype=float), np.zeros(3))
     joint_of_link = {}
     for b in model.bodies[1:]:
         k = int(c.link_of_body[b.id])
@@ -153,6 +154,23 @@ def to_pinocchio(model: Model):
         X = Transform(c.X_link_body_R[b], c.X_link_body_p[b]) @ f.X_body_frame
         pm.addFrame(pin.Frame(f.name, joint_of_link.get(k, 0) if k >= 0 else 0, pin.SE3(X.R, X.p), pin.FrameType.OP_FRAME))
     return pm
+
+
+def _require_depth_first(model: Model) -> None:
+    """Pinocchio's algorithms (CRBA among them) assume every subtree occupies a contiguous
+    range of joint indices; reject other orders instead of producing a silently wrong model."""
+    c = model.compiled
+    par = c.mi[:, 0] if c.nlinks else np.zeros(0, dtype=np.int64)
+    for k in range(1, c.nlinks):
+        # in depth-first order the parent of link k is link k-1 or one of its ancestors
+        a = k - 1
+        while a >= 0 and a != par[k]:
+            a = par[a]
+        if a != par[k]:
+            raise ValueError(
+                "to_pinocchio: bodies are not in depth-first order (Pinocchio requires contiguous "
+                f"subtrees); body {model.bodies[c.link_body[k]].name!r} breaks it"
+            )
 
 
 class PinocchioCoordinates:
