@@ -623,7 +623,10 @@ class PLUSImpulseSolver(ImpulseSolver):
                        else 4 * (prob.unknown.size + 1))
         guess = st.initial_guess(pscale)
         total_it, changes = 0, 0
+        seen = set()
         while True:
+            cycling = st.signature() in seen
+            seen.add(st.signature())
             act = st.active_rows()
             x0 = guess[act]
             newton_ok, x, n_it, res = self._newton(prob, st, rhs, act, x0, tol_abs, vscale, pscale)
@@ -633,12 +636,14 @@ class PLUSImpulseSolver(ImpulseSolver):
             w = rhs - A @ pi
             ptol = 1e-9 * max(float(np.max(np.abs(pi))), pscale)
             vtol = 1e-8 * vscale
-            if not newton_ok and st.has_frozen_sliding():
-                # No impulses satisfy the frozen sliding directions (a Painleve-like
-                # inconsistency): let those contacts choose their direction (impending).
+            if cycling and not st.has_frozen_sliding():
+                return False, pi, total_it, changes, res
+            change = st.backward_impending() or st.worst_violation(pi, ptol)
+            if (change is None and not newton_ok or cycling) and st.has_frozen_sliding():
+                # No impulses satisfy the frozen sliding directions, or pruning goes round in
+                # circles (a Painleve-like inconsistency): release those directions (rolling,
+                # from where the pruning may move them to impending).
                 change = ("unfreeze", -1)
-            else:
-                change = st.worst_violation(pi, ptol)
             if change is None:
                 change = st.worst_reactivation(pi, w, vtol)
             if change is None:
@@ -646,6 +651,9 @@ class PLUSImpulseSolver(ImpulseSolver):
             if changes == max_changes:
                 return False, pi, total_it, changes, res
             guess = st.project(pi)
+            if change[0] == "flip":  # restart that group from its mirror image (other root)
+                rows = prob.frictions[change[1]].rows
+                guess[rows] = -guess[rows]
             st.apply(change)
             changes += 1
 
@@ -854,6 +862,7 @@ class _IntervalState:
                 self.direction.append(np.zeros(g.rows.size))
         self.fric_start = list(self.fric)
         self.lam = [np.nan] * len(prob.frictions)  # impending multipliers (w_F = lam pi_F)
+        self.flipped = set()
 
     def initial_guess(self, pscale):
         """Zero, with active normals a hair on the pushing side so ``min(z, 0)`` is on its branch."""
@@ -950,14 +959,32 @@ class _IntervalState:
                 out[g.rows] *= radius / nf
         return out
 
+    def backward_impending(self):
+        """An impending group whose Newton root has ``lambda < 0`` (friction along the slip)."""
+        for gi, f in enumerate(self.fric):
+            if f == FricCond.IMPENDING:
+                a = float(np.mean(np.diag(self.prob.A)[self.prob.frictions[gi].rows]))
+                if self.lam[gi] < -1e-9 * max(a, 0.0):
+                    return ("backward", gi) if gi in self.flipped else ("flip", gi)
+        return None
+
+    def signature(self):
+        return (tuple(self.contact_on), tuple(self.speed_on), tuple(self.bnd), tuple(self.fric))
+
     def has_frozen_sliding(self):
         return any(f == FricCond.SLIDING for f in self.fric)
 
     def apply(self, change):
         kind, i = change
         prob = self.prob
-        if kind == "unfreeze":
-            self.fric = [FricCond.IMPENDING if f == FricCond.SLIDING else f for f in self.fric]
+        if kind == "flip":
+            self.lam[i] = -self.lam[i]
+            self.flipped.add(i)
+        elif kind == "backward":  # a mirrored start did not help: let it try to stick
+            self.fric[i] = FricCond.ROLLING
+            self.lam[i] = np.nan
+        elif kind == "unfreeze":
+            self.fric = [FricCond.ROLLING if f == FricCond.SLIDING else f for f in self.fric]
         elif kind == "normal":
             c = prob.contacts[i]
             gi = c.friction
