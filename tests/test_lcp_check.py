@@ -63,3 +63,17 @@ def test_check_bad_input():
         check_lcp(np.eye(2), np.ones(2), [np.nan, 0.0])
     with pytest.raises(ValueError, match="zero_tol"):
         solve_lemke(np.eye(2), np.ones(2), zero_tol=float("nan"))
+
+
+def test_dense_lu_kernel_matches_numpy():
+    from sinews.lcp._dense_lu import _selftest, lu_factor, lu_solve
+
+    A, b, x, y = _selftest()
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), atol=1e-12)
+    np.testing.assert_allclose(y, np.linalg.solve(A.T, b), atol=1e-12)
+    S = np.array([[1.0, 2.0], [2.0, 4.0]])      # singular: the solve must not raise
+    perm = np.zeros(2, dtype=np.int64)
+    lu_factor(S, perm)
+    out = np.empty(2)
+    lu_solve(S, perm, np.array([1.0, 1.0]), out)
+    assert not np.all(np.isfinite(out))

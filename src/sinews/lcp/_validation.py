@@ -11,9 +11,9 @@ import numpy as np
 
 def as_matrix(value, name: str, *, square: bool = False, rows: int | None = None,
               cols: int | None = None) -> np.ndarray:
-    """Return ``value`` as a finite 2-D float array, or raise ValueError naming ``name``."""
+    """Return ``value`` as a finite 2-D float array (not copied when already one), or raise ValueError naming ``name``."""
     try:
-        arr = np.array(value, dtype=float, copy=True)
+        arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a numeric 2-D array ({exc})") from None
     if arr.ndim != 2:
@@ -24,7 +24,7 @@ def as_matrix(value, name: str, *, square: bool = False, rows: int | None = None
         raise ValueError(f"{name} must have {rows} rows, got shape {arr.shape}")
     if cols is not None and arr.shape[1] != cols:
         raise ValueError(f"{name} must have {cols} columns, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite entries")
     return arr
 
@@ -32,14 +32,14 @@ def as_matrix(value, name: str, *, square: bool = False, rows: int | None = None
 def as_vector(value, name: str, size: int | None = None) -> np.ndarray:
     """Return ``value`` as a finite 1-D float array (of length ``size``), or raise ValueError."""
     try:
-        arr = np.array(value, dtype=float, copy=True)
+        arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a numeric 1-D array ({exc})") from None
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got {arr.ndim} dimension(s)")
     if size is not None and arr.shape[0] != size:
         raise ValueError(f"{name} must have length {size} to match M, got {arr.shape[0]}")
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite entries")
     return arr
 

@@ -17,7 +17,8 @@ M this proves that none exists).
 
 Implementation choices taken from Drake/Moby (drake.md §4.1-4.2), reproduced on purpose:
 
-* revised style: an explicit n x n basis matrix B, each direction d = B^-1 a solved afresh by LU;
+* revised style: an explicit n x n basis matrix B, each direction d = B^-1 a solved afresh by LU
+  (the pivoting loop runs in a Numba kernel, compiled on first use and cached);
 * covering vector d = indicator(q < 0), not the all-ones vector;
 * tolerances: ``zero_tol = n * max|M_ij| * 10 eps`` and ``piv_tol = n * max(1, max|M_ij|) * eps``
   when the given value is <= 0;
@@ -42,13 +43,12 @@ then Lemke on M + 10^k I for k = min_exp, min_exp + step_exp, ... while k < max_
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-import scipy.linalg
+from numba import njit
 
+from ._dense_lu import lu_factor, lu_solve, lu_solve_transposed
 from ._validation import as_vector, check_tolerance, lcp_data
-from .result import EPS, LCPResult, check_lcp, make_result
+from .result import EPS, LCPResult, _evaluate, make_result
 
 __all__ = ["solve_lemke", "solve_lemke_regularized", "moby_zero_tolerance",
            "moby_pivot_tolerance"]
@@ -59,85 +59,219 @@ def moby_zero_tolerance(M: np.ndarray) -> float:
     n = M.shape[0]
     if M.size == 0:
         return 0.0
-    return float(n * np.max(np.abs(M)) * 10.0 * EPS)
+    return float(n * np.abs(M).max() * 10.0 * EPS)
 
 
 def moby_pivot_tolerance(M: np.ndarray) -> float:
     """Drake's default pivot tolerance: n * max(1, max|M_ij|) * eps."""
     n = M.shape[0]
-    big = float(np.max(np.abs(M))) if M.size else 0.0
+    big = float(np.abs(M).max()) if M.size else 0.0
     return float(n * max(1.0, big) * EPS)
 
 
-def _factor(B: np.ndarray):
-    """Partial-pivot LU of B; a singular B gives inf/NaN in later solves instead of raising."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with np.errstate(all="ignore"):
-            return scipy.linalg.lu_factor(B, check_finite=False)
+# Outcome codes of the pivoting kernel.
+SOLVED = 0
+SOLVED_AT_START = 1
+PIVOT_LIMIT = 2
+SINGULAR_BASIS = 3
+RAY_TERMINATION = 4
+NO_RATIO_CANDIDATE = 5
 
 
-def _lu_solve(lu, rhs: np.ndarray, trans: int = 0) -> np.ndarray:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with np.errstate(all="ignore"):
-            return scipy.linalg.lu_solve(lu, rhs, trans=trans, check_finite=False)
+@njit(cache=True)
+def _basis_column(M, var, out):  # pragma: no cover - compiled
+    """Column of variable ``var`` in [I, -M, -d] (w_j -> e_j, z_j -> -M[:, j]); the artificial
+    column is handled by the caller."""
+    n = M.shape[0]
+    if var < n:
+        for i in range(n):
+            out[i] = 0.0
+        out[var] = 1.0
+    else:
+        for i in range(n):
+            out[i] = -M[i, var - n]
 
 
-def _solve(B: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """B^-1 rhs by partial-pivot LU (no singularity check, as in Drake)."""
-    return _lu_solve(_factor(B), rhs)
+@njit(cache=True)
+def _lexicographic_pick(LU, perm, ties, n_ties, direction, first_col, use_first_col):
+    # pragma: no cover - compiled
+    """Among rows ``ties[:n_ties]``, the lexicographic minimum of [first_col_i,] (B^-1)_i / d_i.
 
-
-def _inverse_rows(lu, rows: np.ndarray, n: int) -> np.ndarray:
-    """Rows ``rows`` of B^-1, from B^T y = e_i."""
-    E = np.zeros((n, rows.size))
-    E[rows, np.arange(rows.size)] = 1.0
-    return _lu_solve(lu, E, trans=1).T
-
-
-def _lexicographic_min(rows: np.ndarray) -> int:
-    """Index of the lexicographically smallest row (near-equal entries, 1e-11 relative, tie)."""
-    alive = np.arange(rows.shape[0])
-    for k in range(rows.shape[1]):
-        col = rows[alive, k]
-        best = col.min()
-        alive = alive[col <= best + 1e-11 * max(1.0, abs(best))]
-        if alive.size == 1:
+    Entries within 1e-11 (relative) of the running minimum count as equal."""
+    n = LU.shape[0]
+    rows = np.empty((n_ties, n + 1))
+    e = np.zeros(n)
+    y = np.empty(n)
+    for t in range(n_ties):
+        i = ties[t]
+        e[i] = 1.0
+        lu_solve_transposed(LU, perm, e, y)    # row i of B^-1
+        e[i] = 0.0
+        rows[t, 0] = first_col[i] if use_first_col else 0.0
+        for j in range(n):
+            rows[t, j + 1] = y[j] / direction[i]
+    alive = np.ones(n_ties, dtype=np.bool_)
+    n_alive = n_ties
+    for k in range(n + 1):
+        best = np.inf
+        for t in range(n_ties):
+            if alive[t] and rows[t, k] < best:
+                best = rows[t, k]
+        limit = best + 1e-11 * max(1.0, abs(best))
+        n_alive = 0
+        for t in range(n_ties):
+            if alive[t]:
+                if rows[t, k] <= limit:
+                    n_alive += 1
+                else:
+                    alive[t] = False
+        if n_alive == 1:
             break
-    return int(alive[0])
+    for t in range(n_ties):
+        if alive[t]:
+            return ties[t]
+    return ties[0]
 
 
-class _LemkeTableau:
-    """Basis bookkeeping. Variables: w_j -> j, z_j -> n + j, artificial z0 -> 2n.
+@njit(cache=True)
+def _lemke_kernel(M, q, basis, x, zero_tol, piv_tol, lexicographic, max_pivots):
+    # pragma: no cover - compiled
+    """Lemke pivoting from the complementary basis ``basis`` (updated in place).
 
-    Columns of the standard form  [I, -M, -d] [w; z; z0] = q.
+    On return x holds the basic values. Returns (code, pivots, entering variable at failure).
     """
+    n = q.shape[0]
+    art = 2 * n
+    B = np.empty((n, n))
+    col = np.empty(n)
+    for r in range(n):
+        _basis_column(M, basis[r], col)
+        for i in range(n):
+            B[i, r] = col[i]
+    LU = B.copy()
+    perm = np.empty(n, dtype=np.int64)
+    lu_factor(LU, perm)
+    lu_solve(LU, perm, q, x)
+    xmin = np.inf
+    for i in range(n):
+        if not np.isfinite(x[i]):
+            return SINGULAR_BASIS, 0, -1
+        xmin = min(xmin, x[i])
+    if xmin > -zero_tol or xmin >= 0.0:
+        return SOLVED_AT_START, 0, -1
 
-    def __init__(self, M: np.ndarray, q: np.ndarray):
-        self.M = M
-        self.q = q
-        self.n = M.shape[0]
-        self.artificial = 2 * self.n
-        self.cover = None  # covering column, set at start
+    # Covering vector: indicator of the negative basic values, in basis coordinates, so the
+    # artificial column is cover = -B @ indicator and B^-1 cover = -indicator.
+    indicator = np.zeros(n)
+    strict = xmin < -zero_tol
+    for i in range(n):
+        if (strict and x[i] < -zero_tol) or ((not strict) and x[i] < 0.0):
+            indicator[i] = 1.0
+    cover = -(B @ indicator)
 
-    def column(self, var: int) -> np.ndarray:
-        n = self.n
-        if var < n:
-            col = np.zeros(n)
-            col[var] = 1.0
-            return col
-        if var < 2 * n:
-            return -self.M[:, var - n]
-        return self.cover
+    # Initial pivot: the artificial variable enters and rises to -min x; that row leaves.
+    ties = np.empty(n, dtype=np.int64)
+    n_ties = 0
+    r = 0
+    for i in range(n):
+        if x[i] < x[r]:
+            r = i
+    if lexicographic:
+        for i in range(n):
+            if indicator[i] > 0.0 and x[i] <= xmin + zero_tol:
+                ties[n_ties] = i
+                n_ties += 1
+        if n_ties > 1:
+            r = _lexicographic_pick(LU, perm, ties, n_ties, indicator, x, True)
+    ratio = -x[r]
+    for i in range(n):
+        x[i] += ratio * indicator[i]
+    x[r] = ratio
+    for i in range(n):
+        B[i, r] = cover[i]
+    leaving = basis[r]
+    basis[r] = art
+    pivots = 0
+    direction = np.empty(n)
 
-    def complement(self, var: int) -> int:
-        return var + self.n if var < self.n else var - self.n
+    while True:
+        if leaving == art:
+            return SOLVED, pivots, -1
+        if pivots >= max_pivots:
+            return PIVOT_LIMIT, pivots, -1
+        entering = leaving + n if leaving < n else leaving - n
+        _basis_column(M, entering, col)
+        for i in range(n):
+            for j in range(n):
+                LU[i, j] = B[i, j]
+        lu_factor(LU, perm)
+        lu_solve(LU, perm, col, direction)
+        for i in range(n):
+            if not np.isfinite(direction[i]):
+                return SINGULAR_BASIS, pivots, entering
+        # Tolerant ratio test (Drake): theta = min (x_i + zero_tol) / d_i over d_i > piv_tol.
+        theta = np.inf
+        for i in range(n):
+            if direction[i] > piv_tol:
+                theta = min(theta, (x[i] + zero_tol) / direction[i])
+        if theta == np.inf:
+            return RAY_TERMINATION, pivots, entering
+        n_ties = 0
+        r = -1
+        for i in range(n):
+            if direction[i] > piv_tol and x[i] / direction[i] <= theta:
+                ties[n_ties] = i
+                n_ties += 1
+                if basis[i] == art and r < 0:
+                    r = i
+        if n_ties == 0:
+            return NO_RATIO_CANDIDATE, pivots, entering
+        if r < 0:
+            if lexicographic and n_ties > 1:
+                r = _lexicographic_pick(LU, perm, ties, n_ties, direction, x, False)
+            else:
+                r = ties[0]
+        ratio = x[r] / direction[r]
+        for i in range(n):
+            x[i] -= ratio * direction[i]
+        x[r] = ratio
+        for i in range(n):
+            B[i, r] = col[i]
+        leaving = basis[r]
+        basis[r] = entering
+        pivots += 1
 
-    def name(self, var: int) -> str:
-        if var == self.artificial:
-            return "the artificial variable"
-        return f"w[{var}]" if var < self.n else f"z[{var - self.n}]"
+
+def _variable_name(var: int, n: int) -> str:
+    if var == 2 * n:
+        return "the artificial variable"
+    return f"w[{var}]" if var < n else f"z[{var - n}]"
+
+
+def _run_lemke(M: np.ndarray, q: np.ndarray, basis: np.ndarray, zero_tol: float,
+               piv_tol: float, lexicographic: bool, max_pivots: int):
+    """Run the kernel; return (solved, status, z, pivots, basis changes)."""
+    n = q.shape[0]
+    x = np.empty(n)
+    code, pivots, var = _lemke_kernel(np.ascontiguousarray(M), q, basis, x, zero_tol, piv_tol,
+                                      lexicographic, max_pivots)
+    pivots = int(pivots)
+    if code in (SOLVED, SOLVED_AT_START):
+        z = np.zeros(n)
+        zmask = (basis >= n) & (basis < 2 * n)
+        z[basis[zmask] - n] = x[zmask]
+        if code == SOLVED:
+            return True, "solved", z, pivots, pivots + 1
+        return True, "solved at the starting basis", z, 0, 0
+    if code == PIVOT_LIMIT:
+        status = f"pivot limit reached ({max_pivots} pivots; cycling?)"
+    elif code == SINGULAR_BASIS:
+        status = "basis matrix became singular (degenerate basis)"
+    elif code == RAY_TERMINATION:
+        status = f"ray termination: no blocking variable when {_variable_name(var, n)} enters"
+    else:
+        status = "ratio test found no candidate (zero tolerance too low?)"
+    return False, status, np.zeros(n), pivots, pivots + 1
 
 
 def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
@@ -147,7 +281,8 @@ def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
     Parameters
     ----------
     M : (n, n) array. q : (n,) array.
-    z0 : optional warm start; the complementary basis {z_j : z0_j > 0} is tried first.
+    z0 : optional warm start; the complementary basis {z_j : z0_j > 0} is tried first (if its
+        basis matrix is singular the cold start is used).
     zero_tol, piv_tol : values <= 0 select Drake's defaults (see module docstring).
     lexicographic : break ratio-test ties lexicographically (anti-cycling).
     max_pivots : pivot limit (counted like ``pivots``), default min(1000, 50 n).
@@ -171,100 +306,28 @@ def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
     max_pivots = int(max_pivots)
     if z0 is not None:
         z0 = as_vector(z0, "z0", n)
-
     if n == 0:
         return make_result(M, q, np.zeros(0), True, "solved (empty problem)", 0, 0)
-    if q.min() > -zero_tol or q.min() >= 0.0:
-        return make_result(M, q, np.zeros(n), True, "solved: trivial solution z = 0 (q >= 0)",
-                           0, 0)
 
-    tab = _LemkeTableau(M, q)
-    basis = np.arange(n)          # basis[i] = variable basic in row i
-    B = np.eye(n)
-    x = q.copy()
-
+    cold = np.arange(n, dtype=np.int64)
+    basis = cold.copy()
+    warm = False
     if z0 is not None and np.any(z0 > 0):
-        # Warm start: the complementary basis suggested by the support of z0.
-        guess = np.where(z0 > 0, np.arange(n) + n, np.arange(n))
-        Bg = np.column_stack([tab.column(v) for v in guess])
-        xg = _solve(Bg, q)
-        if np.all(np.isfinite(xg)) and np.allclose(Bg @ xg, q, atol=1e3 * zero_tol + 1e-12):
-            if xg.min() > -zero_tol:
-                z = np.zeros(n)
-                zmask = guess >= n
-                z[guess[zmask] - n] = xg[zmask]
-                return make_result(M, q, z, True, "solved from the warm-start basis", 0, 0)
-            basis, B, x = guess, Bg, xg
-
-    # Covering vector: indicator of the negative basic values (q < 0 at a cold start), taken in
-    # basis coordinates so that B^-1 (-cover) = -indicator.
-    indicator = (x < -zero_tol).astype(float) if np.any(x < -zero_tol) else (x < 0).astype(float)
-    tab.cover = -(B @ indicator)
-    pivots = -1  # the initial artificial pivot is not counted (Drake's convention)
-
-    # First pivot: z0 enters; it must rise to -min x, and that row leaves.
-    entering = tab.artificial
-    direction = -indicator
-    xmin = x.min()
-    ties = np.flatnonzero((x <= xmin + zero_tol) & (indicator > 0))
-    if lexicographic and ties.size > 1:
-        # lexicographic min of [x_i, (B^-1)_i] / indicator_i (CPS §4.9); at a cold start B = I.
-        rows = np.column_stack([x[ties], _inverse_rows(_factor(B), ties, n)])
-        r = int(ties[_lexicographic_min(rows)])
-    else:
-        r = int(np.argmin(x))
-    ratio = x[r] / direction[r]
-    x = x - ratio * direction
-    x[r] = ratio
-    B[:, r] = tab.cover
-    leaving = int(basis[r])
-    basis = basis.copy()
-    basis[r] = entering
-    pivots += 1
-
-    while True:
-        if leaving == tab.artificial:
-            z = np.zeros(n)
-            zmask = (basis >= n) & (basis < 2 * n)
-            z[basis[zmask] - n] = x[zmask]
-            return make_result(M, q, z, True, "solved", pivots, pivots + 1)
-        if pivots >= max_pivots:
-            return make_result(M, q, np.zeros(n), False,
-                               f"pivot limit reached ({max_pivots} pivots; cycling?)",
-                               pivots, pivots + 1)
-        entering = tab.complement(leaving)
-        col = tab.column(entering)
-        lu = _factor(B)
-        direction = _lu_solve(lu, col)
-        if not np.all(np.isfinite(direction)):
-            return make_result(M, q, np.zeros(n), False,
-                               "basis matrix became singular (degenerate basis)", pivots, pivots + 1)
-        cand = np.flatnonzero(direction > piv_tol)
-        if cand.size == 0:
-            return make_result(M, q, np.zeros(n), False,
-                               f"ray termination: no blocking variable when "
-                               f"{tab.name(entering)} enters", pivots, pivots + 1)
-        theta = np.min((x[cand] + zero_tol) / direction[cand])
-        ties = cand[x[cand] / direction[cand] <= theta]
-        if ties.size == 0:
-            return make_result(M, q, np.zeros(n), False,
-                               "ratio test found no candidate (zero tolerance too low?)",
-                               pivots, pivots + 1)
-        art = ties[basis[ties] == tab.artificial]
-        if art.size:
-            r = int(art[0])
-        elif lexicographic and ties.size > 1:
-            rows = _inverse_rows(lu, ties, n) / direction[ties, None]
-            r = int(ties[_lexicographic_min(rows)])
-        else:
-            r = int(ties[0])
-        ratio = x[r] / direction[r]
-        x = x - ratio * direction
-        x[r] = ratio
-        B[:, r] = col
-        leaving = int(basis[r])
-        basis[r] = entering
-        pivots += 1
+        guess = np.where(z0 > 0, np.arange(n) + n, np.arange(n)).astype(np.int64)
+        Bg = np.zeros((n, n))
+        for r, var in enumerate(guess):
+            if var < n:
+                Bg[var, r] = 1.0
+            else:
+                Bg[:, r] = -M[:, var - n]
+        if np.linalg.cond(Bg) < 1.0 / EPS:
+            basis, warm = guess, True
+    solved, status, z, pivots, changes = _run_lemke(M, q, basis, zero_tol, piv_tol,
+                                                     bool(lexicographic), max_pivots)
+    if solved and changes == 0:
+        status = ("solved from the warm-start basis" if warm
+                  else "solved: trivial solution z = 0 (q >= 0)")
+    return make_result(M, q, z, solved, status, pivots, changes)
 
 
 def _moby_accepts(M: np.ndarray, q: np.ndarray, z: np.ndarray, tol: float) -> bool:
@@ -306,19 +369,25 @@ def solve_lemke_regularized(M, q, *, min_exp: int = -20, step_exp: int = 4, max_
     total_pivots = 0
     attempts = 0
     fallback = None
+    eye = np.eye(n)
     schedule = [None] + list(range(int(min_exp), int(max_exp), int(step_exp)))
     for k in schedule:
-        MM = M if k is None else M + (10.0 ** k) * np.eye(n)
-        res = solve_lemke(MM, q, piv_tol=piv_tol, zero_tol=zero_tol)
+        MM = M if k is None else M + (10.0 ** k) * eye
+        solved, _, z, pivots, _ = _run_lemke(
+            MM, q, np.arange(n, dtype=np.int64),
+            zero_tol if zero_tol > 0 else moby_zero_tolerance(MM),
+            piv_tol if piv_tol > 0 else moby_pivot_tolerance(MM),
+            False, min(1000, 50 * n))
         attempts += 1
-        total_pivots += res.pivots
+        total_pivots += pivots
         label = "no regularisation" if k is None else f"regularisation 1e{k} I"
-        if res.status.startswith("solved") or _moby_accepts(MM, q, res.z, tol):
-            if check_lcp(M, q, res.z).ok:
-                return make_result(M, q, res.z, True, f"solved with {label}",
+        moby_ok = _moby_accepts(MM, q, z, tol)
+        if solved or moby_ok:
+            if _evaluate(M, q, z, None).ok:
+                return make_result(M, q, z, True, f"solved with {label}",
                                    total_pivots, attempts)
-            if fallback is None and _moby_accepts(MM, q, res.z, tol):
-                fallback = (res.z, label)
+            if fallback is None and moby_ok:
+                fallback = (z, label)
     if fallback is not None:
         z, label = fallback
         return make_result(M, q, z, False,

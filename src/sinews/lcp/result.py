@@ -96,9 +96,9 @@ def default_check_tolerance(M: np.ndarray, q: np.ndarray) -> float:
     """sqrt(eps) times the problem scale max(1, max|M_ij|, max|q_i|)."""
     scale = 1.0
     if M.size:
-        scale = max(scale, float(np.max(np.abs(M))))
+        scale = max(scale, float(np.abs(M).max()))
     if q.size:
-        scale = max(scale, float(np.max(np.abs(q))))
+        scale = max(scale, float(np.abs(q).max()))
     return float(np.sqrt(EPS)) * scale
 
 
@@ -116,14 +116,19 @@ def check_lcp(M, q, z, tol: float | None = None) -> LCPCheck:
     """
     M, q = lcp_data(M, q)
     z = as_vector(z, "z", M.shape[0])
+    return _evaluate(M, q, z, tol)
+
+
+def _evaluate(M: np.ndarray, q: np.ndarray, z: np.ndarray, tol: float | None) -> LCPCheck:
+    """check_lcp without input validation (for already validated data)."""
     if tol is None:
         tol = default_check_tolerance(M, q)
     w = M @ z + q
     if z.size == 0:
         return LCPCheck(w, 0.0, 0.0, 0.0, float(tol), True)
-    feasibility = max(0.0, float(-z.min()), float(-w.min()))
-    complementarity = float(np.max(np.abs(z * w)))
-    natural = float(np.max(np.minimum(np.abs(z), np.abs(w))))
+    feasibility = max(0.0, -float(z.min()), -float(w.min()))
+    complementarity = float(np.abs(z * w).max())
+    natural = float(np.minimum(np.abs(z), np.abs(w)).max())
     ok = feasibility <= tol and natural <= tol
     return LCPCheck(w, complementarity, natural, feasibility, float(tol), bool(ok))
 
@@ -132,10 +137,10 @@ def make_result(M: np.ndarray, q: np.ndarray, z: np.ndarray, finished: bool, sta
                 pivots: int, iterations: int, tol: float | None = None) -> LCPResult:
     """Build an LCPResult whose diagnostics come from :func:`check_lcp`.
 
-    ``finished`` is the solver's own claim of success; ``converged`` is that claim confirmed by
+    M, q, z must already be validated. ``finished`` is the solver's own claim of success; ``converged`` is that claim confirmed by
     the checker. A claim the checker rejects is reported with the reason appended to status.
     """
-    chk = check_lcp(M, q, z, tol)
+    chk = _evaluate(M, q, z, tol)
     converged = bool(finished and chk.ok)
     if finished and not chk.ok:
         status = (f"{status}, but the solution check failed (feasibility {chk.feasibility:.3g}, "
