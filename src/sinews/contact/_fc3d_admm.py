@@ -184,23 +184,27 @@ def admm_kernel(W, Ainv, q, mu, c, st, params, info):
     info[3] = rho_new
 
 
-def _lambda_max(W, iters=30):
-    """Largest eigenvalue of the symmetric part of W by power iteration (deterministic start)."""
+def _lambda_max(W, iters=10):
+    """Estimate of the largest eigenvalue of W (nearly symmetric PSD) by power iteration.
+
+    Only the order of magnitude matters (it sets the initial penalty and the proximal weight).
+    """
     m = W.shape[0]
-    x = np.ones(m) / np.sqrt(m)
+    x = np.full(m, 1.0 / np.sqrt(m))
     lam = 0.0
     for _ in range(iters):
-        y = W @ x + W.T @ x
+        y = W @ x
         nrm = np.linalg.norm(y)
         if nrm == 0.0:
             return 0.0
-        lam = 0.5 * nrm
+        lam = nrm
         x = y / nrm
     return lam
 
 
 def admm_solve(W, q, mu, r0, tol, max_iter, rho, result_cls, *, eta=None, alpha=1.6,
-               rho_ratio=5.0, rho_every=10, max_factorizations=60, adapt=True, scale_contacts=True):
+               rho_ratio=5.0, rho_every=10, max_factorizations=60, adapt=True, scale_contacts=True,
+               dual_warm_start=True):
     """Drive :func:`admm_kernel`: factorise, iterate, refactorise on rho updates."""
     m = q.shape[0]
     # per-contact scaling r = c_a r~ (cones are invariant): W~ = C W C, q~ = C q
@@ -228,6 +232,9 @@ def admm_solve(W, q, mu, r0, tol, max_iter, rho, result_cls, *, eta=None, alpha=
     # De Saxcé term of the warm start (scaled velocities u~ = C u)
     u0 = Wt @ st[0] + qt
     st[3, 0::3] = mu * np.hypot(u0[1::3], u0[2::3])
+    if dual_warm_start:
+        # at a solution y = -(u + s): start the multiplier there
+        st[2] = -(u0 + st[3])
     scale = 1.0 + np.linalg.norm(q)
     info = np.zeros(4)
     it = 0
