@@ -18,30 +18,31 @@ from sinews.contact.constraint_solver import (AccelProblemData, ConstraintSolver
 
 from test_drake_rod2d import (Rod2D, accel_problem, check_accel_solution, check_vel_solution,
                               enumerate_mlcp, impact_problem, resting_horizontal, resting_vertical,
-                              sliding_impacting_vertical, sync)
+                              sliding_impacting_horizontal, sliding_impacting_vertical, sync)
 
 FIXED = ConstraintSolver()
 DRAKE = ConstraintSolver(drake_compat=True)
 
 
 def vel_mlcp(dense, dt=1.0):
-    """Unreduced velocity-level MLCP: u = (v+, fG), z = (fN, fD+, fD-, lam)."""
-    M, N, F, G = dense.M, dense.N, dense.F, dense.G
-    nv, nc, nr, nb = M.shape[0], N.shape[0], F.shape[0], G.shape[0]
+    """Unreduced velocity-level MLCP: u = (v+, fG), z = (fN, fD+, fD-, lam, fL)."""
+    M, N, F, L, G = dense.M, dense.N, dense.F, dense.L, dense.G
+    nv, nc, nr, nl, nb = M.shape[0], N.shape[0], F.shape[0], L.shape[0], G.shape[0]
     E = np.zeros((nr, nc))
     E[np.arange(nr), np.repeat(np.arange(nc), dense.r)] = 1.0
-    A_u = np.block([[M, -dt * G.T], [G, np.zeros((nb, nb))]])
-    B_u = np.vstack([np.hstack([-dt * N.T, -dt * F.T, dt * F.T, np.zeros((nv, nc))]),
-                     np.zeros((nb, nc + 2 * nr + nc))])
-    a = np.concatenate([-dense.Mv, dense.kG])
     Z = np.zeros
+    A_u = np.block([[M, -dt * G.T], [G, Z((nb, nb))]])
+    B_u = np.vstack([np.hstack([-dt * N.T, -dt * F.T, dt * F.T, Z((nv, nc)), -dt * L.T]),
+                     Z((nb, nc + 2 * nr + nc + nl))])
+    a = np.concatenate([-dense.Mv, dense.kG])
     C_z = np.vstack([np.hstack([N, Z((nc, nb))]), np.hstack([F, Z((nr, nb))]),
-                     np.hstack([-F, Z((nr, nb))]), Z((nc, nv + nb))])
-    D_z = np.block([[Z((nc, nc)), Z((nc, nr)), Z((nc, nr)), Z((nc, nc))],
-                    [Z((nr, nc)), Z((nr, nr)), Z((nr, nr)), E],
-                    [Z((nr, nc)), Z((nr, nr)), Z((nr, nr)), E],
-                    [np.diag(dense.mu_cone), -E.T, -E.T, Z((nc, nc))]])
-    b = np.concatenate([dense.kN, dense.kF, -dense.kF, np.zeros(nc)])
+                     np.hstack([-F, Z((nr, nb))]), Z((nc, nv + nb)), np.hstack([L, Z((nl, nb))])])
+    D_z = np.block([[Z((nc, nc)), Z((nc, nr)), Z((nc, nr)), Z((nc, nc)), Z((nc, nl))],
+                    [Z((nr, nc)), Z((nr, nr)), Z((nr, nr)), E, Z((nr, nl))],
+                    [Z((nr, nc)), Z((nr, nr)), Z((nr, nr)), E, Z((nr, nl))],
+                    [np.diag(dense.mu_cone), -E.T, -E.T, Z((nc, nc)), Z((nc, nl))],
+                    [Z((nl, nc)), Z((nl, nr)), Z((nl, nr)), Z((nl, nc)), Z((nl, nl))]])
+    b = np.concatenate([dense.kN, dense.kF, -dense.kF, np.zeros(nc), dense.kL])
     return enumerate_mlcp(A_u, B_u, a, C_z, D_z, b)
 
 
@@ -283,3 +284,25 @@ def test_painleve_configuration_is_reported_unsolved():
     assert not sol.converged
     assert sol.status.startswith("failed")
     assert sol.cf.size == data.num_packed
+
+
+def test_unsolvable_impact_is_reported_not_faked():
+    """A wedge of two contacts, a limit and a bilateral constraint whose impact MLCP has no
+    solution (proved by enumerating every active set): the fixed solver reports
+    converged=False; Drake's matrix returns an "answer" that violates non-penetration."""
+    rod = Rod2D(mu_coulomb=0.3, mu_static=0.3)
+    q, v = sliding_impacting_horizontal(1.0)
+    data, dense = impact_problem(rod, q, v)
+    L = np.array([[0.0, -1.0, 0.5]])
+    G = np.array([[0.2, 0.0, 1.0]])
+    data = data.replace(L=L, kL=[0.1], G=G, kG=[0.3])
+    dense.L, dense.G = L, G
+    sync(dense, data)
+    assert vel_mlcp(dense) == []
+    sol = FIXED.solve_impact_problem(data)
+    assert not sol.converged and sol.status.startswith("failed")
+    assert sol.feasibility > 1e-6 or sol.complementarity > 1e-6
+    bad = DRAKE.solve_impact_problem(data)
+    assert bad.converged  # Drake's wrong matrix happens to be solvable ...
+    with pytest.raises(AssertionError, match="normal constraint violated"):
+        check_vel_solution(dense, bad.cf)  # ... but its answer is not a solution

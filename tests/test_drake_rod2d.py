@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+from scipy.optimize import linprog
 
 from sinews.contact.constraint_solver import AccelProblemData, VelProblemData
 
@@ -263,25 +264,30 @@ def check_vel_solution(dense: Dense, cf, dt=1.0, tol=1e-8):
     return v_plus
 
 
-def enumerate_mlcp(A_u, B_u, a, C_z, D_z, b, tol=1e-9):
-    """All solutions of the MLCP  A_u u + B_u z + a = 0,  0 <= C_z u + D_z z + b _|_ z >= 0,
-    found by enumerating the complementary active sets (z_i > 0 <=> w_i = 0). Small problems
-    only. Returns a list of (u, z)."""
+def enumerate_mlcp(A_u, B_u, a, C_z, D_z, b):
+    """All complementary active sets of the MLCP
+
+        A_u u + B_u z + a = 0,    0 <= w = C_z u + D_z z + b  _|_  z >= 0,
+
+    each decided exactly by a feasibility linear program (z_i = 0 off the set S, w_i = 0 on it,
+    z_S >= 0, w off S >= 0), so rank-deficient (redundant) systems are handled. Small problems
+    only (2^nz LPs). Returns a list of (u, z), one feasible point per solvable active set; an
+    empty list proves that the MLCP has no solution."""
     nu, nz = A_u.shape[1], D_z.shape[0]
     sols = []
     for mask in itertools.product([False, True], repeat=nz):
         S = np.flatnonzero(mask)
+        off = np.flatnonzero(~np.array(mask, dtype=bool))
         K = np.block([[A_u, B_u[:, S]], [C_z[S], D_z[np.ix_(S, S)]]])
         rhs = -np.concatenate([a, b[S]])
-        x, *_ = np.linalg.lstsq(K, rhs, rcond=None)
-        if np.max(np.abs(K @ x - rhs), initial=0.0) > tol:
-            continue
-        u = x[:nu]
-        z = np.zeros(nz)
-        z[S] = x[nu:]
-        w = C_z @ u + D_z @ z + b
-        if z.min(initial=0) >= -tol and w.min(initial=0) >= -tol:
-            sols.append((u, z))
+        A_ub = -np.hstack([C_z[off], D_z[np.ix_(off, S)]]) if off.size else None
+        b_ub = b[off] if off.size else None
+        res = linprog(np.zeros(nu + S.size), A_ub=A_ub, b_ub=b_ub, A_eq=K, b_eq=rhs,
+                      bounds=[(None, None)] * nu + [(0, None)] * S.size, method="highs")
+        if res.status == 0:
+            z = np.zeros(nz)
+            z[S] = res.x[nu:]
+            sols.append((res.x[:nu], z))
     return sols
 
 
