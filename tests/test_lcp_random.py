@@ -98,3 +98,24 @@ def test_degenerate_ties_lexicographic_terminates():
         assert res.z.min() >= 0 and w.min() >= -1e-12 and abs(res.z @ w) <= 1e-12
         if n == 3:  # a P-matrix: the solution is unique
             np.testing.assert_allclose(res.z, np.full(n, 1 / 3), atol=1e-12)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(n=st.integers(1, 5), data=st.data())
+def test_degenerate_integer_problems_never_raise_and_never_lie(n, data):
+    """Small integer matrices (often singular, degenerate, with ties): every solver either
+    returns a checked solution or reports failure; nothing raises."""
+    entries = st.integers(-2, 2)
+    M = np.array(data.draw(st.lists(entries, min_size=n * n, max_size=n * n)), float)
+    M = M.reshape(n, n)
+    q = np.array(data.draw(st.lists(entries, min_size=n, max_size=n)), float)
+    results = [solve_lemke(M, q), solve_lemke(M, q, lexicographic=True),
+               solve_principal_pivoting(M, q), solve_pgs(M, q, max_iter=200),
+               solve_lemke_regularized(M, q)]
+    tol = np.sqrt(np.finfo(float).eps) * max(1.0, np.abs(M).max(), np.abs(q).max())  # documented
+    for res in results:
+        assert isinstance(res.status, str) and res.status
+        if res.converged:
+            w = M @ res.z + q
+            assert res.z.min() >= -tol and w.min() >= -tol
+            assert np.max(np.minimum(np.abs(res.z), np.abs(w))) <= tol

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def lu_factor(A, perm):  # pragma: no cover - compiled
     """Factor A in place (unit lower L below the diagonal, U on and above); perm[k] = row swapped
     with row k at step k."""
@@ -39,7 +39,7 @@ def lu_factor(A, perm):  # pragma: no cover - compiled
                         A[i, j] -= lik * A[k, j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def lu_solve(LU, perm, b, out):  # pragma: no cover - compiled
     """out = B^-1 b from the factors of :func:`lu_factor`."""
     n = LU.shape[0]
@@ -63,7 +63,7 @@ def lu_solve(LU, perm, b, out):  # pragma: no cover - compiled
         out[i] = s / LU[i, i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def lu_solve_transposed(LU, perm, b, out):  # pragma: no cover - compiled
     """out = B^-T b (B^T = U^T L^T P): solve U^T s = b, L^T t = s, then out = P^T t."""
     n = LU.shape[0]

@@ -78,7 +78,7 @@ RAY_TERMINATION = 4
 NO_RATIO_CANDIDATE = 5
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _basis_column(M, var, out):  # pragma: no cover - compiled
     """Column of variable ``var`` in [I, -M, -d] (w_j -> e_j, z_j -> -M[:, j]); the artificial
     column is handled by the caller."""
@@ -92,7 +92,7 @@ def _basis_column(M, var, out):  # pragma: no cover - compiled
             out[i] = -M[i, var - n]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _lexicographic_pick(LU, perm, ties, n_ties, direction, first_col, use_first_col):
     # pragma: no cover - compiled
     """Among rows ``ties[:n_ties]``, the lexicographic minimum of [first_col_i,] (B^-1)_i / d_i.
@@ -133,7 +133,7 @@ def _lexicographic_pick(LU, perm, ties, n_ties, direction, first_col, use_first_
     return ties[0]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _lemke_kernel(M, q, basis, x, zero_tol, piv_tol, lexicographic, max_pivots):
     # pragma: no cover - compiled
     """Lemke pivoting from the complementary basis ``basis`` (updated in place).
