@@ -113,6 +113,10 @@ BAD_INPUTS = [
     ("kN", lambda: _acc(kN=[1.0, 2.0])),
     ("G", lambda: _acc(G=[[0.0, np.nan, 1.0]], kG=[0.0])),
     ("G", lambda: _acc(kG=[0.0])),
+    # Drake's tests attach a dummy G while kG is empty; here a mismatched operator is an error
+    ("G", lambda: _vel(G=[[0.0, 0.0, 1.0]])),
+    ("G", lambda: _vel(G=aslinearoperator(np.ones((1, 3))))),
+    ("N", lambda: _vel(N=[])),
     ("use_complementarity_problem_solver",
      lambda: _acc(use_complementarity_problem_solver="yes")),
     ("Mv", lambda: _vel(Mv=[[1.0, 2.0], [3.0, 4.0]])),

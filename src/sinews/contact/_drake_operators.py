@@ -101,7 +101,7 @@ class Operator:
                 value = np.array(value, dtype=float, copy=True)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{name} must be a 2-D array of real numbers") from exc
-            if value.size == 0:
+            if value.size == 0 and 0 in shape:
                 value = np.zeros(shape)
             if value.ndim == 1 and shape[0] == 1:
                 value = value.reshape(1, -1)
@@ -145,9 +145,11 @@ class Operator:
 
 def operator_pair(forward: Any, transpose: Any, rows: int, nv: int, name: str,
                   transpose_name: str) -> tuple[Operator, Operator]:
-    """Wrap X (rows x nv) and X^T (nv x rows); X^T defaults to the transpose of X."""
-    if rows == 0:
-        forward = transpose = None  # an unused constraint type costs nothing
+    """Wrap X (rows x nv) and X^T (nv x rows); X^T defaults to the transpose of X.
+
+    ``rows`` comes from the matching k vector. An operator left as None costs nothing when
+    rows = 0; a given operator must match (rows, nv) even then.
+    """
     forward_op = Operator(forward, name, (rows, nv))
     if transpose is None:
         transpose_op = forward_op.transposed(transpose_name)

@@ -165,7 +165,7 @@ class AccelProblemData:
         if not isinstance(self.use_complementarity_problem_solver, (bool, np.bool_)):
             raise ValueError("use_complementarity_problem_solver must be a bool")
         inertia = InertiaSolve(self.solve_inertia, nv)
-        N_op = Operator(self.N if nc else None, "N", (nc, nv))
+        N_op = Operator(self.N, "N", (nc, nv))
         if nc and N_op.kind == "zero":
             raise ValueError("N is required when there are contacts")
         if self.N_minus_mu_Q_T is None:
@@ -177,7 +177,7 @@ class AccelProblemData:
                     raise ValueError("N is a LinearOperator without rmatvec; give "
                                      "N_minus_mu_Q_T explicitly") from exc
         else:
-            NmQT_op = Operator(self.N_minus_mu_Q_T if nc else None, "N_minus_mu_Q_T", (nv, nc))
+            NmQT_op = Operator(self.N_minus_mu_Q_T, "N_minus_mu_Q_T", (nv, nc))
         F_op, FT_op = operator_pair(self.F, self.F_T, nr, nv, "F", "F_T")
         L_op, LT_op = operator_pair(self.L, self.L_T, nl, nv, "L", "L_T")
         G_op, GT_op = operator_pair(self.G, self.G_T, nb, nv, "G", "G_T")
