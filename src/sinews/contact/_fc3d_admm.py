@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg import lapack
 from numba import njit
 
 from ._fc3d_cone import natural_map_sq_sum_scaled
@@ -202,8 +203,23 @@ def _lambda_max(W, iters=10):
     return lam
 
 
+def _shifted_inverse(W, sigma, symmetric):
+    """(W + sigma I)^-1 as a C-contiguous array: LAPACK potrf/potri when W is exactly
+    symmetric (half the flops of getrf/getri), a general inverse otherwise."""
+    A = W + sigma * np.eye(W.shape[0])
+    if symmetric:
+        c, info = lapack.dpotrf(A, lower=1, clean=0, overwrite_a=1)
+        if info == 0:
+            inv, info = lapack.dpotri(c, lower=1, overwrite_c=1)
+            if info == 0:
+                low = np.tril(inv)
+                return np.ascontiguousarray(low + np.tril(inv, -1).T)
+        A = W + sigma * np.eye(W.shape[0])
+    return np.ascontiguousarray(sla.inv(A, overwrite_a=True, check_finite=False))
+
+
 def admm_solve(W, q, mu, r0, tol, max_iter, rho, result_cls, *, eta=None, alpha=1.6,
-               rho_ratio=5.0, rho_every=10, max_factorizations=60, adapt=True, scale_contacts=True,
+               rho_ratio=5.0, rho_every=40, max_factorizations=60, adapt=True, scale_contacts=True,
                dual_warm_start=True):
     """Drive :func:`admm_kernel`: factorise, iterate, refactorise on rho updates."""
     m = q.shape[0]
@@ -239,10 +255,9 @@ def admm_solve(W, q, mu, r0, tol, max_iter, rho, result_cls, *, eta=None, alpha=
     info = np.zeros(4)
     it = 0
     nfact = 0
-    eye = np.eye(m)
+    symmetric = bool(np.array_equal(Wt, Wt.T))
     while True:
-        Ainv = sla.inv(Wt + (rho + eta) * eye, overwrite_a=True, check_finite=False)
-        Ainv = np.ascontiguousarray(Ainv)
+        Ainv = _shifted_inverse(Wt, rho + eta, symmetric)
         nfact += 1
         params = np.array([tol, max_iter, rho, eta, alpha, scale, rho_ratio, rho_every, it,
                            1.0 if (adapt and nfact < max_factorizations) else 0.0])
