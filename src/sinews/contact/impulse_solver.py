@@ -538,14 +538,21 @@ class PLUSImpulseSolver(ImpulseSolver):
 
     Active-set loop: Newton on ``err(pi) = 0`` over the active rows -- linear rows
     ``(A pi - rhs)_i``; sliding rows ``a_F (pi_F - mu N(pi) u)`` with frozen unit slip ``u``;
-    impending rows the same with ``u`` the predicted end slip direction -- with minimum-norm
-    least-squares steps (``gelsy``) and backtracking.  Then the worst violation is pruned: a pulling
-    normal turns its contact off (or first makes its rolling friction impending), a friction outside
-    its disk becomes impending, a bounded row outside its bounds is clamped.  When nothing is
-    violated, contacts turned off that now penetrate and clamped rows that would move back inside
-    are re-activated (an addition to Simbody).  ``converged`` is true only if every Newton solve
-    reached ``convergence_tol * (velocity scale)`` and every interval ended with a consistent active
-    set within ``max_intervals`` intervals and ``max_active_set_changes`` changes per interval.
+    impending rows ``w_F = lambda pi_F`` with ``||pi_F|| = mu N`` and ``lambda >= 0`` (friction on
+    the disk boundary, opposing the end slip ``w_F``) -- with minimum-norm least-squares steps
+    (``gelsy``) and backtracking.  Then the worst violation is pruned: a pulling normal turns its
+    contact off (or first makes its rolling friction impending), a friction outside its disk
+    becomes impending, a bounded row outside its bounds is clamped.  When nothing is violated,
+    contacts turned off that now penetrate and clamped rows that would move back inside are
+    re-activated (an addition to Simbody).  When the frozen sliding directions admit no solution
+    (Newton fails, or the pruning cycles), they are released to rolling.
+
+    ``converged`` is true only if, in every interval, the last Newton solve reached
+    ``convergence_tol * max|rhs|`` and the active set ended consistent (no violation, no impending
+    root with ``lambda < 0``), within ``max_intervals`` intervals and ``max_active_set_changes``
+    changes per interval (default ``4 (p + 1)``).  PLUS can report failure on strongly coupled,
+    redundant frictional problems where no active set is consistent with the frozen directions
+    (Painleve-like); use :class:`PGSImpulseSolver` there.
     """
 
     def __init__(self, max_rolling_speed: float = 1e-3, convergence_tol: float = 1e-10,
@@ -629,7 +636,7 @@ class PLUSImpulseSolver(ImpulseSolver):
             seen.add(st.signature())
             act = st.active_rows()
             x0 = guess[act]
-            newton_ok, x, n_it, res = self._newton(prob, st, rhs, act, x0, tol_abs, vscale, pscale)
+            newton_ok, x, n_it, res = self._newton(prob, st, rhs, act, x0, tol_abs, pscale)
             total_it += n_it
             pi = st.base.copy()
             pi[act] = x
@@ -658,7 +665,7 @@ class PLUSImpulseSolver(ImpulseSolver):
             changes += 1
 
     # -- Newton on the active set ---------------------------------------------------------------
-    def _newton(self, prob, st, rhs, act, x, tol_abs, vscale, pscale):
+    def _newton(self, prob, st, rhs, act, x, tol_abs, pscale):
         """Newton with min-norm least-squares steps; unknowns: active impulses, then one
         multiplier ``lambda`` per impending friction group.  Returns (ok, pi_act, iters, res)."""
         if act.size == 0:
@@ -696,7 +703,8 @@ class PLUSImpulseSolver(ImpulseSolver):
         while True:
             if nrm <= tol_abs:
                 return done(True)
-            if n_it == self.max_iters or (n_it >= _STALL_WINDOW and nrm > _STALL * history[-1 - _STALL_WINDOW]):
+            stalled = n_it >= _STALL_WINDOW and nrm > _STALL * history[-1 - _STALL_WINDOW]
+            if n_it == self.max_iters or stalled:
                 return done(False)
             dx = scipy.linalg.lstsq(J, -err, cond=cond, lapack_driver="gelsy",
                                     check_finite=False)[0]
