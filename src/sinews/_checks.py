@@ -10,6 +10,8 @@ _F64 = np.dtype(np.float64)
 def vector(x, n: int, name: str) -> np.ndarray:
     """``x`` as a contiguous float64 vector of length ``n`` (ValueError naming ``name``)."""
     if type(x) is not np.ndarray or x.dtype is not _F64 or not x.flags.c_contiguous:
+        if np.iscomplexobj(x):
+            raise ValueError(f"{name} must be real, got complex values")
         try:
             x = np.ascontiguousarray(x, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -27,6 +29,8 @@ def finite_vector(x, n: int, name: str) -> np.ndarray:
 
 
 def matrix(x, shape, name: str) -> np.ndarray:
+    if np.iscomplexobj(x):
+        raise ValueError(f"{name} must be real, got complex values")
     try:
         a = np.ascontiguousarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:

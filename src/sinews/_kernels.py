@@ -752,9 +752,9 @@ def crba(q, M, mi, mf, ws):
             ff0 = m * sv0 - c0
             ff1 = m * sv1 - c1
             ff2 = m * sv2 - c2
-            for jj in range(nvj):
+            for jj in range(i, nvj):
                 sj = s_off + 6 * (iv + jj)
-                M[iv + jj, col] = (
+                val = (
                     ws[sj] * fn0
                     + ws[sj + 1] * fn1
                     + ws[sj + 2] * fn2
@@ -762,6 +762,8 @@ def crba(q, M, mi, mf, ws):
                     + ws[sj + 4] * ff1
                     + ws[sj + 5] * ff2
                 )
+                M[iv + jj, col] = val
+                M[col, iv + jj] = val
             l = k
             par = mi[l, MI_PARENT]
             while par >= 0:
