@@ -56,6 +56,7 @@ __all__ = ["solve_lemke", "solve_lemke_regularized", "moby_zero_tolerance",
 
 def moby_zero_tolerance(M: np.ndarray) -> float:
     """Drake's ``ComputeZeroTolerance``: n * max|M_ij| * 10 eps."""
+    M = np.asarray(M, dtype=float)
     n = M.shape[0]
     if M.size == 0:
         return 0.0
@@ -64,6 +65,7 @@ def moby_zero_tolerance(M: np.ndarray) -> float:
 
 def moby_pivot_tolerance(M: np.ndarray) -> float:
     """Drake's default pivot tolerance: n * max(1, max|M_ij|) * eps."""
+    M = np.asarray(M, dtype=float)
     n = M.shape[0]
     big = float(np.abs(M).max()) if M.size else 0.0
     return float(n * max(1.0, big) * EPS)
@@ -284,7 +286,9 @@ def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
     z0 : optional warm start; the complementary basis {z_j : z0_j > 0} is tried first (if its
         basis matrix is singular the cold start is used).
     zero_tol, piv_tol : values <= 0 select Drake's defaults (see module docstring).
-    lexicographic : break ratio-test ties lexicographically (anti-cycling).
+    lexicographic : break ratio-test ties lexicographically (anti-cycling). Termination is
+        guaranteed from the cold start; a warm-start basis need not be lexicographically
+        positive, so there the rule is a tie-breaker only (the pivot cap still applies).
     max_pivots : pivot limit (counted like ``pivots``), default min(1000, 50 n).
 
     Returns an :class:`LCPResult`. ``pivots`` counts the pivots after the initial one that brings
