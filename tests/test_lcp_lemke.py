@@ -175,3 +175,26 @@ def test_bad_input_names_argument(solver):
         solver(np.eye(2), [1.0, np.inf])
     with pytest.raises(ValueError, match="M"):
         solver(np.ones(3), np.ones(3))
+
+
+# Answers of pydrake 1.51.1 ``MobyLcpSolver`` (SolveLcpLemkeRegularized with its (-20, 1, 1)
+# schedule, reached through MathematicalProgram), recorded with sinews.lcp.bench_drake. Drake
+# reports success on every one of these; sinews returns the same z and says whether it solves
+# the problem as posed.
+PYDRAKE_ANSWERS = [
+    ("problem4", M_PROBLEM4, -np.ones(4), [1e13, 1e13, 0, 0], False),
+    ("pang_perturbed", np.array([[0.0, -1, -1], [1, 0, 0], [-1, 0, 0]]),
+     np.array([-1e-4, -1, 1]), [1, 0, 0], False),
+    ("kostreva", M_KOSTREVA, -np.ones(3), [0.25, 0.25, 0.25], False),
+    ("generic_solve", np.array([[1.0, 4], [3, 1]]), np.array([-16.0, -15]), [16, 0], True),
+    ("problem2", np.ones((2, 2)), -np.ones(2), [1, 0], True),
+]
+
+
+@pytest.mark.parametrize("name,M,q,z_drake,solves", PYDRAKE_ANSWERS,
+                         ids=[a[0] for a in PYDRAKE_ANSWERS])
+def test_regularized_with_drake_schedule_reproduces_pydrake(name, M, q, z_drake, solves):
+    res = solve_lemke_regularized(M, q, min_exp=-20, step_exp=1, max_exp=1)
+    np.testing.assert_allclose(res.z, z_drake, rtol=1e-12, atol=1e-12)
+    assert res.converged is solves
+    assert check_lcp(M, q, res.z).ok is solves
