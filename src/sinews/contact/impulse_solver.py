@@ -406,86 +406,56 @@ class PGSImpulseSolver(ImpulseSolver):
         self.sor = sor
 
     def _solve(self, prob) -> ImpulseResult:
-        A, rhs, piE = prob.A, prob.rhs, prob.pi_expand
-        m = A.shape[0]
-        p = prob.unknown.size
-        pi = np.zeros(m)
-        if p == 0:
-            return ImpulseResult(pi=pi, verr=rhs - A @ pi, converged=True, iterations=0,
-                                 residual=0.0)
-        diag = np.diag(A).copy()
-        inv = np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)
-        contact_fr = [g for g in prob.frictions if g.limit == _Limit.CONTACT]
-        other_fr = [g for g in prob.frictions if g.limit != _Limit.CONTACT]
-        sor = self.sor
-        prev = np.inf
-        converged = False
-        err = np.inf
-        it = 0
-        for it in range(1, self.max_iters + 1):
-            acc = [0.0, 0.0]  # [sum of enforced residual^2, sum of scaled change^2]
+        from . import _simbody_pgs as kernel  # compiled on first use, not at import
 
-            def update(rows, enforced_if_unprojected, project):
-                r = rhs[rows] - A[rows] @ pi
-                old = pi[rows].copy()
-                new = old + sor * r * inv[rows]
-                new, at_bound = project(new)
-                pi[rows] = new
-                acc[1] += float(np.sum((diag[rows] * (new - old)) ** 2))
-                if enforced_if_unprojected and not at_bound:
-                    acc[0] += float(np.sum(r * r))
-                return at_bound
+        groups = []  # (kind, rows, limit rows, (float, float), callback writing the condition)
 
-            for rows in prob.uncond_groups:
-                update(rows, True, lambda x: (x, False))
-            for c in prob.contacts:
-                proj = _project_sign(c.sign)
-                off = update(np.array([c.row]), True, proj)
-                c.record.contact_cond = UniCond.UNI_OFF if off else UniCond.UNI_ACTIVE
-            for row, sign, rec in prob.speeds:
-                off = update(np.array([row]), True, _project_sign(sign))
-                rec.speed_cond = UniCond.UNI_OFF if off else UniCond.UNI_ACTIVE
-            for g in contact_fr:
-                self._friction_update(g, pi, piE, update)
-            for row, lb, ub, rec in prob.bounded:
-                def clamp(x, lb=lb, ub=ub, rec=rec):
-                    if x[0] <= lb:
-                        rec.bounded_cond = BndCond.SLIP_LOW
-                        return np.array([lb]), True
-                    if x[0] >= ub:
-                        rec.bounded_cond = BndCond.SLIP_HIGH
-                        return np.array([ub]), True
-                    rec.bounded_cond = BndCond.ENGAGED
-                    return x, False
-                update(np.array([row]), True, clamp)
-            for g in other_fr:
-                self._friction_update(g, pi, piE, update)
+        def set_uni(rec, attr):
+            return lambda state: setattr(rec, attr, UniCond.UNI_OFF if state else UniCond.UNI_ACTIVE)
 
-            err = max(np.sqrt(acc[0] / p), np.sqrt(acc[1] / p))
-            if err < self.convergence_tol:
-                converged = True
-                break
-            if err > prev:
-                sor = max(0.8 * sor, 0.1)
-            prev = err
-        return ImpulseResult(pi=pi, verr=rhs - A @ pi, converged=converged, iterations=it,
-                             residual=float(err))
+        def set_fric(rec):
+            conds = (FricCond.ROLLING, FricCond.SLIDING, FricCond.FRIC_OFF)
+            return lambda state: setattr(rec, "friction_cond", conds[state])
 
-    @staticmethod
-    def _friction_update(g, pi, piE, update):
-        radius = _prob.friction_radius(g, pi, piE)
+        def set_bnd(rec):
+            conds = (BndCond.ENGAGED, BndCond.SLIP_LOW, BndCond.SLIP_HIGH)
+            return lambda state: setattr(rec, "bounded_cond", conds[state])
 
-        def disk(x):
-            nx = float(np.linalg.norm(x))
-            if nx <= radius:
-                return x, False
-            return (x * (radius / nx) if nx > 0 else x), True
+        none = np.zeros(0, dtype=np.int64)
+        for rows in prob.uncond_groups:
+            groups.append((kernel.UNCOND, rows, none, (0.0, 0.0), None))
+        for c in prob.contacts:
+            groups.append((kernel.NORMAL, [c.row], none, (c.sign, 0.0),
+                           set_uni(c.record, "contact_cond")))
+        for row, sign, rec in prob.speeds:
+            groups.append((kernel.SPEED, [row], none, (sign, 0.0), set_uni(rec, "speed_cond")))
+        kinds = {_Limit.CONTACT: kernel.FRICTION_CONTACT, _Limit.KNOWN: kernel.FRICTION_KNOWN,
+                 _Limit.REACTION: kernel.FRICTION_REACTION}
+        fric = [(kinds[g.limit], g.rows,
+                 [g.normal_row] if g.limit == _Limit.CONTACT else g.reaction_rows,
+                 (g.mu, g.known_n), set_fric(g.record)) for g in prob.frictions]
+        groups += [f for f in fric if f[0] == kernel.FRICTION_CONTACT]
+        for row, lb, ub, rec in prob.bounded:
+            groups.append((kernel.BOUNDED, [row], none, (lb, ub), set_bnd(rec)))
+        groups += [f for f in fric if f[0] != kernel.FRICTION_CONTACT]
 
-        sliding = update(g.rows, True, disk)
-        if radius == 0.0 and g.limit == _Limit.CONTACT:
-            g.record.friction_cond = FricCond.FRIC_OFF
-        else:
-            g.record.friction_cond = FricCond.SLIDING if sliding else FricCond.ROLLING
+        itab = np.zeros((len(groups), 5), dtype=np.int64)
+        ftab = np.zeros((len(groups), 2))
+        flat = []
+        for gi, (kind, rows, lim, params, _cb) in enumerate(groups):
+            itab[gi, :3] = kind, len(flat), len(flat) + len(rows)
+            flat.extend(int(r) for r in rows)
+            itab[gi, 3:] = len(flat), len(flat) + len(lim)
+            flat.extend(int(r) for r in lim)
+            ftab[gi] = params
+        pi, state, iterations, err, converged = kernel.pgs_sweeps(
+            np.ascontiguousarray(prob.A), prob.rhs, prob.pi_expand, itab,
+            np.array(flat, dtype=np.int64), ftab, self.convergence_tol, self.max_iters, self.sor)
+        for gi, group in enumerate(groups):
+            if group[4] is not None:
+                group[4](int(state[gi]))
+        return ImpulseResult(pi=pi, verr=prob.rhs - prob.A @ pi, converged=bool(converged),
+                             iterations=int(iterations), residual=float(err))
 
     def _solve_bilateral(self, Aeff, part, rhs) -> BilateralResult:
         pi = np.zeros(Aeff.shape[0])
@@ -507,14 +477,6 @@ class PGSImpulseSolver(ImpulseSolver):
             prev = err
         residual = float(np.linalg.norm(Aeff[part] @ pi - rhs[part]))
         return BilateralResult(pi=pi, converged=converged, iterations=it, residual=residual)
-
-
-def _project_sign(sign):
-    def proj(x):
-        if sign * x[0] > 0:
-            return np.zeros(1), True
-        return x, False
-    return proj
 
 
 # --------------------------------------------------------------------------------------------------
