@@ -11,7 +11,9 @@ import numpy as np
 
 def as_matrix(value, name: str, *, square: bool = False, rows: int | None = None,
               cols: int | None = None) -> np.ndarray:
-    """Return ``value`` as a finite 2-D float array (not copied when already one), or raise ValueError naming ``name``."""
+    """Return ``value`` as a finite 2-D float array (not copied when already one).
+
+    Raises ValueError naming ``name`` for a wrong shape or non-finite entries."""
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:

@@ -30,7 +30,8 @@ def drake_table():
     yield "drake trivial", np.diag(np.arange(1.0, 10.0)), -np.ones(9)
     yield "drake problem1", M1, -np.ones(16)
     yield "drake problem2", np.ones((2, 2)), -np.ones(2)
-    yield "drake problem3", np.array([[0.0, -1, 2], [2, 0, -2], [-1, 1, 0]]), np.array([-3.0, 6, -1])
+    M3 = np.array([[0.0, -1, 2], [2, 0, -2], [-1, 1, 0]])
+    yield "drake problem3", M3, np.array([-3.0, 6, -1])
     yield "drake problem4", M4, -np.ones(4)
     for l in (1, 16, 100):
         yield f"drake problem6 l={l}", M6, np.array([50.0, 50, l, -6])

@@ -137,8 +137,9 @@ def make_result(M: np.ndarray, q: np.ndarray, z: np.ndarray, finished: bool, sta
                 pivots: int, iterations: int, tol: float | None = None) -> LCPResult:
     """Build an LCPResult whose diagnostics come from :func:`check_lcp`.
 
-    M, q, z must already be validated. ``finished`` is the solver's own claim of success; ``converged`` is that claim confirmed by
-    the checker. A claim the checker rejects is reported with the reason appended to status.
+    M, q, z must already be validated. ``finished`` is the solver's own claim of success;
+    ``converged`` is that claim confirmed by the checker. A claim the checker rejects is
+    reported with the reason appended to status.
     """
     chk = _evaluate(M, q, z, tol)
     converged = bool(finished and chk.ok)
