@@ -259,3 +259,64 @@ def test_pgs_and_plus_agree_when_all_contacts_stick(seed):
     assert all(r.friction_cond == FricCond.ROLLING for r in recs)
     np.testing.assert_allclose(plus.pi, pi_star, atol=1e-8)
     np.testing.assert_allclose(pgs.pi, pi_star, atol=1e-7)
+
+
+# ------------------------------------------------------------------------------------------------
+# Mixed bilateral / unilateral / ratchet / bounded rows: a box-constrained QP with one answer
+# ------------------------------------------------------------------------------------------------
+def box_qp_by_enumeration(A, rhs, lower, upper):
+    """min 1/2 x'Ax - rhs'x on a box, by trying every free/lower/upper pattern (A pos. def.)."""
+    k = len(rhs)
+    options = [[s for s, bound in (("free", 0.0), ("lo", lower[i]), ("hi", upper[i]))
+                if np.isfinite(bound)] for i in range(k)]
+    for pattern in itertools.product(*options):
+        x = np.zeros(k)
+        fixed = [i for i in range(k) if pattern[i] != "free"]
+        for i in fixed:
+            x[i] = lower[i] if pattern[i] == "lo" else upper[i]
+        free = [i for i in range(k) if pattern[i] == "free"]
+        if free:
+            x[free] = np.linalg.solve(A[np.ix_(free, free)], rhs[free] - A[np.ix_(free, fixed)]
+                                      @ x[fixed])
+        w = rhs - A @ x
+        tol = 1e-10 * max(1.0, np.max(np.abs(x)))
+        ok = all(lower[i] - tol <= x[i] <= upper[i] + tol for i in free)
+        ok &= all(w[i] <= tol for i in range(k) if pattern[i] == "lo")
+        ok &= all(w[i] >= -tol for i in range(k) if pattern[i] == "hi")
+        if ok:
+            return x
+    raise AssertionError("no KKT point found")
+
+
+@FAST
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5))
+def test_mixed_rows_match_box_qp(seed, k):
+    from sinews.contact.impulse_solver import BoundedRT, UncondRT, UniSpeedRT
+
+    rng, G, M, u = random_system(seed, k, k + 2)
+    A = G @ np.linalg.solve(M, G.T)
+    A = 0.5 * (A + A.T)
+    assume(np.linalg.cond(A) < 1e3)
+    v = G @ u
+    lower, upper = np.full(k, -np.inf), np.full(k, np.inf)
+    kinds = rng.integers(0, 4, size=k)
+    records = {"unconditional": [], "uni_contact": [], "uni_speed": [], "bounded": []}
+    for i, kind in enumerate(kinds):
+        sign = int(rng.choice([-1, 1]))
+        if kind == 0:
+            records["unconditional"].append(UncondRT(mults=[i]))
+        elif kind in (1, 2):
+            (lower if sign < 0 else upper)[i] = 0.0
+            if kind == 1:
+                records["uni_contact"].append(UniContactRT(normal=i, sign=sign))
+            else:
+                records["uni_speed"].append(UniSpeedRT(row=i, sign=sign))
+        else:
+            lower[i], upper[i] = -rng.uniform(0.1, 3.0), rng.uniform(0.1, 3.0)
+            records["bounded"].append(BoundedRT(row=i, lb=lower[i], ub=upper[i]))
+    oracle = box_qp_by_enumeration(A, v, lower, upper)
+    scale = max(1.0, np.max(np.abs(oracle)))
+    for solver in (PGSImpulseSolver(convergence_tol=1e-12, max_iters=20000), PLUSImpulseSolver()):
+        res = solver.solve(0, None, A, None, (), None, v, None, **records)
+        assert res.converged
+        np.testing.assert_allclose(res.pi, oracle, atol=1e-7 * scale)
