@@ -28,16 +28,16 @@ lie in range(A). sinews instead makes the elimination exact with a *block princi
 (CPS §2.3): with r = rank A and U the n - r left null vectors of A (from the same QR), pick
 k = n - r complementarity indices S (column-pivoted QR of U^T C) so that
 
-    P = [[A, C_S], [D_S, B_SS]]
+    K = [[A, C_S], [D_S, B_SS]]
 
 is non-singular, and exchange (u, v_S) with (0, w_S). The LCP unknown becomes
 zeta = [w_S; v_{R}] (R = the other indices) and its partner omega = [v_S; w_R]:
 
-    [u; v_S] = P^-1 ([0; w_S] - Q v_R - p),     Q = [C_R; B_SR],  p = [a; b_S],
+    [u; v_S] = K^-1 ([0; w_S] - H v_R - p),     H = [C_R; B_SR],  p = [a; b_S],
     w_R      = [D_R, B_RS] [u; v_S] + B_RR v_R + b_R.
 
 Complementarity v_i w_i = 0 is unchanged by the exchange, so this LCP is equivalent to the MLCP
-(and P-matrix structure is preserved by principal pivoting). If no non-singular P is found,
+(and P-matrix structure is preserved by principal pivoting). If no non-singular K is found,
 the minimum-norm reduction is used and :func:`solve_mlcp` falls back to the *split* LCP of size
 2n + m, exact for any A: u = u+ - u-, with
 
@@ -195,7 +195,7 @@ def check_mlcp(A, C, D, B, a, b, u, v, tol: float | None = None) -> MLCPCheck:
 
 def _choose_swap(A: np.ndarray, C: np.ndarray, D: np.ndarray, B: np.ndarray,
                  rank: int) -> np.ndarray | None:
-    """Complementarity indices S making P = [[A, C_S], [D_S, B_SS]] non-singular, or None."""
+    """Complementarity indices S making K = [[A, C_S], [D_S, B_SS]] non-singular, or None."""
     n = A.shape[0]
     k = n - rank
     if k > C.shape[1]:
@@ -204,8 +204,8 @@ def _choose_swap(A: np.ndarray, C: np.ndarray, D: np.ndarray, B: np.ndarray,
     U = Q[:, rank:]                                     # left null space of A
     _, RG, piv = scipy.linalg.qr(U.T @ C, pivoting=True)
     S = np.sort(piv[:k])
-    P = np.block([[A, C[:, S]], [D[S, :], B[np.ix_(S, S)]]])
-    if np.linalg.cond(P) > 1.0 / np.sqrt(EPS):
+    K = np.block([[A, C[:, S]], [D[S, :], B[np.ix_(S, S)]]])
+    if np.linalg.cond(K) > 1.0 / np.sqrt(EPS):
         return None
     return S
 
@@ -231,17 +231,14 @@ def mlcp_to_lcp(A, C, D, B, a, b, *, rank_tol: float | None = None) -> ReducedLC
                           u_map=-AinvC, u_offset=-Ainva, v_map=np.eye(m), v_offset=np.zeros(m))
     R = np.setdiff1d(np.arange(m), S)
     k = S.size
-    P = np.block([[A, C[:, S]], [D[S, :], B[np.ix_(S, S)]]])
-    Qm = np.vstack([C[:, R], B[np.ix_(S, R)]])
+    K = np.block([[A, C[:, S]], [D[S, :], B[np.ix_(S, S)]]])
+    H = np.vstack([C[:, R], B[np.ix_(S, R)]])
     p = np.concatenate([a, b[S]])
-    E = np.vstack([np.zeros((n, k)), np.eye(k)])
-    lu = scipy.linalg.lu_factor(P)
-    PinvE = scipy.linalg.lu_solve(lu, E)
-    PinvQ = scipy.linalg.lu_solve(lu, Qm)
-    Pinvp = scipy.linalg.lu_solve(lu, p)
+    E = np.vstack([np.zeros((n, k)), np.eye(k)])      # places w_S in the rows of S
+    lu = scipy.linalg.lu_factor(K)
     # [u; v_S] = X zeta + x0 with zeta = [w_S; v_R]
-    X = np.hstack([PinvE, -PinvQ])
-    x0 = -Pinvp
+    X = np.hstack([scipy.linalg.lu_solve(lu, E), -scipy.linalg.lu_solve(lu, H)])
+    x0 = -scipy.linalg.lu_solve(lu, p)
     Rm = np.hstack([D[R, :], B[np.ix_(R, S)]])
     M_red = np.vstack([X[n:], Rm @ X + np.hstack([np.zeros((R.size, k)), B[np.ix_(R, R)]])])
     q_red = np.concatenate([x0[n:], Rm @ x0 + b[R]])
