@@ -1,0 +1,222 @@
+"""``python -m sinews.bench constrained``: forward dynamics with constraints and constraint
+impulses, sinews against Pinocchio.
+
+Problem: Pinocchio's sample humanoid (``pin.buildSampleModelHumanoid()``: free-flyer + 28
+revolute joints, nq = 35, nv = 34), converted with :func:`sinews.interop.from_pinocchio`, with 4
+point contacts (3-D, 12 rows) on the hands and feet (a point 0.1 m along each wrist body's z
+axis).  The same random state (q, v, tau; v and tau permuted between the two free-flyer
+velocity orderings with :class:`sinews.interop.PinocchioCoordinates`) is given to
+
+* sinews :func:`sinews.constraints.forward_dynamics_constraints` with each method vs
+  ``pin.constraintDynamics`` (``CONTACT_3D`` constraints in ``LOCAL_WORLD_ALIGNED`` axes, no
+  Baumgarte corrector, ``ProximalSettings(mu=0)``: the exact KKT solution);
+* sinews :func:`sinews.constraints.compute_constraint_impulses` with each method vs
+  ``pin.impulseDynamics`` (restitution 0, mu = 0).
+
+Before any timing, the bench checks that every sinews method reproduces Pinocchio's
+accelerations (resp. post-impact velocities) and contact forces (resp. impulses) to 1e-8
+relative; a disagreement is printed and makes the exit code 1.  Times are wall-clock medians of
+``--calls`` calls (default 1000; ``--quick``: 50) in this process, with a reused workspace on
+both sides (sinews ``data=``, Pinocchio ``Data``); ``ratio`` = sinews_us / peer_us.
+
+Options: ``--json PATH`` writes ``{"rows": [{"model", "algorithm", "sinews_us", "peer",
+"peer_us", "ratio"}]}``; ``--quick``; ``--calls N``; ``--seed S``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+MODEL_NAME = "pinocchio-sample-humanoid"
+CONTACT_BODIES = ("rleg_wrist2_joint", "lleg_wrist2_joint", "rarm_wrist2_joint", "larm_wrist2_joint")
+CONTACT_POINT = np.array([0.0, 0.0, 0.1])
+AGREEMENT_TOL = 1e-8
+
+
+class Problem:
+    """The humanoid with 4 point contacts, in both libraries, at one random state."""
+
+    def __init__(self, seed: int = 0):
+        import pinocchio as pin
+
+        import sinews
+        from sinews.constraints import ConstraintSet
+        from sinews.interop import PinocchioCoordinates, from_pinocchio
+
+        self.pin = pin
+        pm = pin.buildSampleModelHumanoid()
+        self.pm, self.pd = pm, pm.createData()
+        self.model = from_pinocchio(pm)
+        self.data = self.model.data()
+        self.coords = PinocchioCoordinates(self.model)
+
+        cs = ConstraintSet()
+        cms = pin.StdVec_RigidConstraintModel()
+        for name in CONTACT_BODIES:
+            for k, normal in enumerate(np.eye(3)):
+                cs.add_contact_constraint(name, CONTACT_POINT, normal, name=name if k == 0 else None)
+            cms.append(
+                pin.RigidConstraintModel(
+                    pin.ContactType.CONTACT_3D,
+                    pm,
+                    pm.getJointId(name),
+                    pin.SE3(np.eye(3), CONTACT_POINT),
+                    pin.ReferenceFrame.LOCAL_WORLD_ALIGNED,
+                )
+            )
+        self.cs = cs.bind(self.model)
+        self.cms = cms
+        self.cds = pin.StdVec_RigidConstraintData()
+        for cm in cms:
+            self.cds.append(cm.createData())
+        pin.initConstraintDynamics(pm, self.pd, cms, self.cds)
+        self.prox = pin.ProximalSettings(1e-12, 0.0, 1)
+
+        rng = np.random.default_rng(seed)
+        self.q = pin.randomConfiguration(pm, -np.ones(pm.nq), np.ones(pm.nq))
+        self.v_pin = rng.standard_normal(pm.nv)
+        self.tau_pin = rng.standard_normal(pm.nv)
+        self.v = self.coords.v_from_pin(self.v_pin)
+        self.tau = self.coords.v_from_pin(self.tau_pin)
+        # same configuration: the contact points coincide in both libraries
+        for name, cm in zip(CONTACT_BODIES, cms):
+            p_sin = sinews.point_position(self.model, self.q, name, CONTACT_POINT)
+            pin.forwardKinematics(pm, self.pd, self.q)
+            oMc = self.pd.oMi[cm.joint1_id] * cm.joint1_placement
+            if not np.allclose(p_sin, oMc.translation, atol=1e-12):
+                raise RuntimeError(f"contact point of {name} differs between sinews and Pinocchio")
+
+    # ---------------------------------------------------------------- Pinocchio
+    def pin_dynamics(self):
+        a = self.pin.constraintDynamics(self.pm, self.pd, self.q, self.v_pin, self.tau_pin, self.cms, self.cds, self.prox)
+        return a, self.pd.lambda_c
+
+    def pin_impulses(self):
+        vp = self.pin.impulseDynamics(self.pm, self.pd, self.q, self.v_pin, self.cms, self.cds, 0.0, self.prox)
+        return vp, self.pd.impulse_c
+
+    # ---------------------------------------------------------------- sinews
+    def sinews_dynamics(self, method):
+        from sinews.constraints import forward_dynamics_constraints
+
+        return forward_dynamics_constraints(self.model, self.q, self.v, self.tau, self.cs, method=method, data=self.data)
+
+    def sinews_impulses(self, method):
+        from sinews.constraints import compute_constraint_impulses
+
+        return compute_constraint_impulses(self.model, self.q, self.v, self.cs, method=method, data=self.data)
+
+
+def _rel_err(a, b) -> float:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
+
+
+def check_agreement(p: Problem) -> list[tuple[str, float, bool]]:
+    """(algorithm, relative error, ok) for every sinews method against Pinocchio."""
+    from sinews.constraints import IMPULSE_METHODS, METHODS
+
+    out = []
+    a_pin, lam_pin = p.pin_dynamics()
+    a_pin = p.coords.v_from_pin(a_pin)
+    lam_pin = np.array(lam_pin, dtype=float)
+    for m in METHODS:
+        r = p.sinews_dynamics(m)
+        err = max(_rel_err(r.qdd, a_pin), _rel_err(r.multipliers, lam_pin))
+        out.append((f"forward_dynamics_constraints[{m}]", err, bool(err <= AGREEMENT_TOL and r.converged)))
+    vp_pin, imp_pin = p.pin_impulses()
+    vp_pin = p.coords.v_from_pin(vp_pin)
+    imp_pin = np.array(imp_pin, dtype=float)
+    for m in IMPULSE_METHODS:
+        r = p.sinews_impulses(m)
+        err = max(_rel_err(r.qd_plus, vp_pin), _rel_err(r.impulses, imp_pin))
+        out.append((f"impulses[{m}]", err, bool(err <= AGREEMENT_TOL and r.converged)))
+    return out
+
+
+def median_us(fn, calls: int) -> float:
+    """Median wall-clock time of ``calls`` calls of ``fn()`` in microseconds (after 3 warm-ups)."""
+    for _ in range(3):
+        fn()
+    ts = np.empty(calls)
+    clock = time.perf_counter
+    for i in range(calls):
+        t0 = clock()
+        fn()
+        ts[i] = clock() - t0
+    return float(np.median(ts) * 1e6)
+
+
+def run(calls: int = 1000, seed: int = 0, verbose: bool = True):
+    """Check agreement, then time every pair; returns (rows, agreement list)."""
+    from sinews.constraints import IMPULSE_METHODS, METHODS
+
+    p = Problem(seed)
+    agreement = check_agreement(p)
+    if verbose:
+        print(f"{MODEL_NAME}: nq = {p.model.nq}, nv = {p.model.nv}, {p.cs.size} constraint rows (4 point contacts)")
+        for name, err, ok in agreement:
+            print(f"  agreement {name:48s} rel. error {err:.1e}  {'ok' if ok else 'DISAGREES'}")
+    rows = []
+    pin_fd = median_us(p.pin_dynamics, calls)
+    for m in METHODS:
+        t = median_us(lambda m=m: p.sinews_dynamics(m), calls)
+        rows.append(_row(f"forward_dynamics_constraints[{m}]", t, "pinocchio.constraintDynamics", pin_fd))
+    pin_imp = median_us(p.pin_impulses, calls)
+    for m in IMPULSE_METHODS:
+        t = median_us(lambda m=m: p.sinews_impulses(m), calls)
+        rows.append(_row(f"impulses[{m}]", t, "pinocchio.impulseDynamics", pin_imp))
+    return rows, agreement
+
+
+def _row(algorithm, sinews_us, peer, peer_us):
+    return {
+        "model": MODEL_NAME,
+        "algorithm": algorithm,
+        "sinews_us": round(sinews_us, 2),
+        "peer": peer,
+        "peer_us": round(peer_us, 2),
+        "ratio": round(sinews_us / peer_us, 3),
+    }
+
+
+def print_table(rows) -> None:
+    head = f"{'algorithm':48s} {'sinews [us]':>12s} {'peer':30s} {'peer [us]':>10s} {'ratio':>7s}"
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print(f"{r['algorithm']:48s} {r['sinews_us']:12.1f} {r['peer']:30s} {r['peer_us']:10.1f} {r['ratio']:7.2f}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m sinews.bench constrained", description=__doc__.split("\n")[0])
+    ap.add_argument("--json", type=Path, default=None, help="write the rows as JSON to this path")
+    ap.add_argument("--quick", action="store_true", help="50 calls per timing (for tests)")
+    ap.add_argument("--calls", type=int, default=None, help="calls per median (default 1000)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    calls = args.calls if args.calls is not None else (50 if args.quick else 1000)
+    if calls < 1:
+        ap.error("--calls must be >= 1")
+    rows, agreement = run(calls=calls, seed=args.seed)
+    print(f"median of {calls} calls each, same process")
+    print_table(rows)
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"rows": rows}, indent=1))
+        print(f"wrote {args.json}")
+    bad = [name for name, _, ok in agreement if not ok]
+    if bad:
+        print("results disagree with Pinocchio: " + ", ".join(bad), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
