@@ -149,6 +149,7 @@ BAD_INPUTS = [
     ("cfm", lambda: stiffness_damping_from_cfm_erp(0.0, 0.5, 0.1)),
     ("erp", lambda: stiffness_damping_from_cfm_erp(0.1, 1.5, 0.1)),
     ("max_pivots", lambda: ConstraintSolver(max_pivots=-1)),
+    ("lexicographic", lambda: ConstraintSolver(lexicographic="yes")),
 ]
 
 
@@ -294,3 +295,31 @@ def test_result_objects():
     empty = SOLVER.solve_constraint_problem(AccelProblemData(tau=[0.0, -1.0],
                                                              solve_inertia=np.eye(2)))
     assert empty.cf.size == 0 and empty.status == "no constraints" and empty.converged
+
+
+def test_lexicographic_retry_solves_what_drakes_tie_rule_cannot():
+    """A degenerate time-stepping LCP where Moby's "first index wins" ratio test ray-terminates.
+    The default solver retries with the lexicographic rule; the answer is checked with the
+    Signorini/Coulomb checker on dense matrices."""
+    from test_drake_rod2d import Dense
+
+    rng = np.random.default_rng(4)
+    nv, nc, r = 6, int(rng.integers(2, 5)), 2
+    A = rng.normal(size=(nv, nv))
+    Mass = A @ A.T + nv * np.eye(nv)
+    N = rng.normal(size=(nc, nv)) * (rng.random((nc, nv)) < 0.4)
+    F = rng.normal(size=(nc * r, nv)) * (rng.random((nc * r, nv)) < 0.4)
+    data = VelProblemData(Mv=rng.normal(size=nv), solve_inertia=Mass, N=N, F=F,
+                          kN=rng.uniform(-1, 0, nc), mu=np.full(nc, 0.5), r=np.full(nc, r))
+    dt = 1e-3
+    drake_rule = ConstraintSolver(lexicographic=False).solve_discretized_time_lcp(data, dt)
+    assert not drake_rule.converged and "ray termination" in drake_rule.lcp_status
+    sol = SOLVER.solve_discretized_time_lcp(data, dt)
+    assert sol.converged and sol.status == "lcp (lexicographic retry)"
+    dense = Dense(M=Mass, N=N, NmQT=N.T, F=F, kN=np.array(data.kN), kF=np.zeros(nc * r),
+                  r=np.full(nc, r), cone_contacts=np.arange(nc), mu_cone=np.full(nc, 0.5),
+                  L=np.zeros((0, nv)), G=np.zeros((0, nv)), Mv=np.array(data.Mv),
+                  gammaN=np.zeros(nc))
+    check_vel_solution(dense, sol.cf, dt=dt, tol=1e-7)
+    with pytest.raises(AssertionError):
+        check_vel_solution(dense, drake_rule.cf, dt=dt, tol=1e-7)

@@ -405,8 +405,9 @@ class ConstraintSolution:
 
     cf              [fN (nc) | fF (nr) | fL (nl) | fG (nb)]
     converged       True when the assembled LCP (or linear system) was solved within tolerance
-    status          "no constraints", "no active constraints", "lcp", "regularized lcp",
-                    "linear system" or "failed: ..."
+    status          "no constraints", "no active constraints", "lcp",
+                    "lcp (lexicographic retry)", "regularized lcp", "linear system" or
+                    "failed: ..."
     lcp_z, lcp_w    the LCP unknowns z = [fN, fD+, fD-, lam, fL] and w = MM z + qq of the
                     *unregularised* problem (empty when no LCP was solved)
     pivots          Lemke pivots (summed over regularisation attempts)
@@ -627,8 +628,9 @@ class ConstraintSolver:
 
     Parameters
     ----------
-    lexicographic : use Lemke's lexicographic tie-breaking (anti-cycling) instead of Drake's
-        "first index wins" rule.
+    lexicographic : Lemke's ratio-test tie-breaking. None (default): Drake's "first index
+        wins" rule, and if that attempt fails, one retry with the lexicographic (anti-cycling)
+        rule before any regularisation; False: Drake's rule only; True: lexicographic only.
     max_pivots : Lemke pivot limit (default: sinews.lcp's min(1000, 50 n)).
     regularization_exponents : (min_exp, step_exp, max_exp) of the impact fallback; Drake tries
         10^-16, 10^-15, ..., 10^0, i.e. (-16, 1, 1) with an exclusive upper bound.
@@ -637,7 +639,7 @@ class ConstraintSolver:
         in the time-stepping update). For comparisons only.
     """
 
-    def __init__(self, *, lexicographic: bool = False, max_pivots: int | None = None,
+    def __init__(self, *, lexicographic: bool | None = None, max_pivots: int | None = None,
                  regularization_exponents: tuple[int, int, int] = (-16, 1, 1),
                  drake_compat: bool = False):
         if max_pivots is not None and int(max_pivots) < 0:
@@ -645,7 +647,9 @@ class ConstraintSolver:
         exps = tuple(int(e) for e in regularization_exponents)
         if len(exps) != 3 or exps[1] <= 0:
             raise ValueError("regularization_exponents must be (min_exp, step_exp > 0, max_exp)")
-        self.lexicographic = bool(lexicographic)
+        if lexicographic not in (None, True, False):
+            raise ValueError("lexicographic must be None, True or False")
+        self.lexicographic = lexicographic
         self.max_pivots = max_pivots
         self.regularization_exponents = exps
         self.drake_compat = bool(drake_compat)
@@ -662,11 +666,18 @@ class ConstraintSolver:
                         lcp_status="empty LCP", status="lcp")
         zero_tol = n * float(np.max(np.abs(MM))) * 10.0 * _EPS
         zero_tol = zero_tol if zero_tol > 0 else -1.0
-        res = solve_lemke(MM, qq, zero_tol=zero_tol, lexicographic=self.lexicographic,
+        res = solve_lemke(MM, qq, zero_tol=zero_tol, lexicographic=bool(self.lexicographic),
                           max_pivots=self.max_pivots)
         pivots = res.pivots
         regularization = 0.0
         status = "lcp"
+        if not res.converged and self.lexicographic is None:
+            retry = solve_lemke(MM, qq, zero_tol=zero_tol, lexicographic=True,
+                                max_pivots=self.max_pivots)
+            pivots += retry.pivots
+            if retry.converged:
+                res = retry
+                status = "lcp (lexicographic retry)"
         if not res.converged and regularize:
             lo, step, hi = self.regularization_exponents
             reg = solve_lemke_regularized(MM, qq, min_exp=lo, step_exp=step, max_exp=hi,
