@@ -59,14 +59,16 @@ Reference: Simbody, https://github.com/simbody/simbody (``ImpulseSolver.h``,
 from __future__ import annotations
 
 import abc
+import importlib
 from dataclasses import dataclass, field
 from enum import IntEnum
 
 import numpy as np
 import scipy.linalg
 
-from . import _simbody_problem as _prob
-from ._simbody_problem import _Limit
+# Submodules are imported by name, not with ``from . import x``: the latter asks the package for
+# the attribute first, which makes its lazy ``__getattr__`` import every sibling module.
+from ._simbody_problem import _as_vector, _Limit, assemble, check_matrix_and_d, participating_mask
 
 __all__ = [
     "MAX_NUM_PHASES",
@@ -322,7 +324,7 @@ class ImpulseSolver(abc.ABC):
         if int(phase) != phase or not 0 <= phase < MAX_NUM_PHASES:
             raise ValueError(f"phase must be an integer in [0, {MAX_NUM_PHASES}), got {phase!r}")
         phase = int(phase)
-        prob = _prob.assemble(participating, A, D, expanding, pi_expand, verr_start, verr_applied,
+        prob = assemble(participating, A, D, expanding, pi_expand, verr_start, verr_applied,
                               unconditional, uni_contact, uni_speed, bounded, cons_ltd_friction,
                               state_ltd_friction, ContactType=ContactType, UniCond=UniCond,
                               FricCond=FricCond, BndCond=BndCond)
@@ -337,10 +339,10 @@ class ImpulseSolver(abc.ABC):
 
         All participating rows are equalities (used for position projection).
         """
-        Aeff, _ = _prob.check_matrix_and_d(A, D)
+        Aeff, _ = check_matrix_and_d(A, D)
         m = Aeff.shape[0]
-        part = np.flatnonzero(_prob.participating_mask(participating, m))
-        rhs = _prob._as_vector("rhs", rhs, m, default_zero=False)
+        part = np.flatnonzero(participating_mask(participating, m))
+        rhs = _as_vector("rhs", rhs, m, default_zero=False)
         pi = np.zeros(m)
         if part.size == 0:
             result = BilateralResult(pi=pi, converged=True, iterations=0, residual=0.0)
@@ -406,7 +408,7 @@ class PGSImpulseSolver(ImpulseSolver):
         self.sor = sor
 
     def _solve(self, prob) -> ImpulseResult:
-        from . import _simbody_pgs as kernel  # compiled on first use, not at import
+        kernel = importlib.import_module(f"{__package__}._simbody_pgs")  # compiled on first use
 
         groups = []  # (kind, rows, limit rows, (float, float), callback writing the condition)
 
