@@ -1,0 +1,149 @@
+"""Kinematic quantities of constraint points, from one tree pass per state.
+
+Every constraint of a :class:`~sinews.constraints.ConstraintSet` needs, at one state
+``(q, v)``, the same few things: world poses of bodies, 6-D point Jacobians ``[omega; v_point]``
+and the velocity-product ("bias") accelerations ``[alpha; a_point]`` at ``qdd = 0``.
+:class:`ConstraintKinematics` computes them from a *single* recursive pass (the core RNEA kernel
+with ``a = 0`` and no gravity) and then evaluates any number of points with a few vectorised
+NumPy operations, instead of one tree pass per point.
+
+Formulas (world axes; joint column j belongs to link l with world pose ``(R_l, o_l)`` and
+motion subspace ``s_j = [s_w; s_v]`` in link axes):
+
+* ``w_j = R_l s_w``, velocity of the world origin ``vO_j = R_l s_v + o_l x w_j``;
+* Jacobian of a world point ``x`` on link k: columns of the ancestors of k (and k itself)
+  ``[w_j; vO_j + w_j x x]``, zero elsewhere (Featherstone, RBDA section 4.2; RBDL
+  ``CalcPointJacobian6D``);
+* point velocity ``v_x = v_o + omega x (x - o)``, classical point acceleration at ``qdd = 0``:
+  ``a_x = a_o + alpha x r + omega x (v_o + omega x r)``, ``r = x - o`` (RBDL
+  ``CalcPointAcceleration6D`` with ``QDDot = 0``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _kernels as K
+from .. import _layout as L
+from .._checks import vector
+from ..algorithms import get_data
+
+__all__ = ["ConstraintKinematics"]
+
+_ANCESTORS: "dict[int, np.ndarray]" = {}
+
+
+def ancestor_mask(model) -> np.ndarray:
+    """``(nlinks, nv)`` booleans: dof j moves link k (its link is k or an ancestor of k)."""
+    c = model.compiled
+    key = id(c)
+    m = _ANCESTORS.get(key)
+    if m is not None and m.shape == (c.nlinks, c.nv):
+        return m
+    m = np.zeros((c.nlinks, c.nv), dtype=bool)
+    for k in range(c.nlinks):  # once per model
+        par = c.mi[k, L.MI_PARENT]
+        if par >= 0:
+            m[k] = m[par]
+        iv, nvj = c.mi[k, L.MI_IV], c.mi[k, L.MI_NV]
+        m[k, iv : iv + nvj] = True
+    _ANCESTORS[key] = m
+    return m
+
+
+class ConstraintKinematics:
+    """World kinematics of a model at ``(q, v)`` for constraint evaluation.
+
+    ``v=None`` computes positions and Jacobians only (velocities and bias accelerations are then
+    unavailable).  Attributes: ``model``, ``q``, ``v``.  Methods take a body id (already
+    resolved) and points in world coordinates unless stated otherwise.
+    """
+
+    def __init__(self, model, q, v=None, data=None):
+        d = get_data(model, data)
+        c = model.compiled
+        self.model = model
+        self.q = vector(q, c.nq, "q")
+        self.v = None if v is None else vector(v, c.nv, "v")
+        self.nv = c.nv
+        nl = c.nlinks
+        self._c = c
+        if nl == 0:
+            self.oR = np.zeros((0, 3, 3))
+            self.op = np.zeros((0, 3))
+            self.Sw = np.zeros((3, 0))
+            self.SvO = np.zeros((3, 0))
+            return
+        if K.check_finite(self.q) >= 0:
+            raise ValueError("q contains NaN or infinity")
+        if self.v is None:
+            K.joint_pass(self.q, self.q, c.mi, c.mf, d.ws, 2)
+        else:
+            if K.check_finite(self.v) >= 0:
+                raise ValueError("v contains NaN or infinity")
+            K.joint_pass(self.q, self.v, c.mi, c.mf, d.ws, 2)  # world poses
+            tau = np.empty(c.nv)
+            # a = 0, no gravity: link velocities and velocity-product accelerations
+            K.rnea(self.q, self.v, np.zeros(c.nv), d.fext_links, tau, c.mi, c.mf, d.ws, 2)
+            self.vel = d.link_view(L.WS_V, 6).copy()
+            self.acc = d.link_view(L.WS_A, 6).copy()
+        self.oR = d.link_view(L.WS_OR, 9).reshape(-1, 3, 3).copy()
+        self.op = d.link_view(L.WS_OP, 3).copy()
+        S = d.S  # 6 x nv, link axes
+        lod = c.link_of_dof
+        Rl = self.oR[lod]
+        self.Sw = np.einsum("jab,bj->aj", Rl, S[:3])
+        Sv = np.einsum("jab,bj->aj", Rl, S[3:])
+        self.SvO = Sv + np.cross(self.op[lod], self.Sw.T).T
+        self.mask = ancestor_mask(model)
+
+    # ------------------------------------------------------------------ poses
+    def body_pose(self, body: int):
+        """World rotation and origin ``(R_world_body, p_world_body)`` of a body id."""
+        c = self._c
+        k = c.link_of_body[body]
+        if k < 0:
+            return c.X_link_body_R[body].copy(), c.X_link_body_p[body].copy()
+        R = self.oR[k] @ c.X_link_body_R[body]
+        return R, self.oR[k] @ c.X_link_body_p[body] + self.op[k]
+
+    def frame_pose(self, body: int, R_body_frame, p_body_frame):
+        """World pose ``(R_world_frame, p_world_frame)`` of a frame fixed on a body."""
+        R, p = self.body_pose(body)
+        return R @ R_body_frame, R @ p_body_frame + p
+
+    # ------------------------------------------------------------------ points
+    def jacobian6(self, body: int, p_world_point) -> np.ndarray:
+        """6 x nv Jacobian of ``[omega; v_point]`` (world axes) of the world point on ``body``."""
+        k = self._c.link_of_body[body]
+        J = np.zeros((6, self.nv))
+        if k < 0:
+            return J
+        m = self.mask[k]
+        Sw = self.Sw[:, m]
+        J[:3, m] = Sw
+        J[3:, m] = self.SvO[:, m] + np.cross(Sw.T, p_world_point).T
+        return J
+
+    def velocity6(self, body: int, p_world_point) -> np.ndarray:
+        """``[omega; v_point]`` (world axes) of the world point fixed on ``body``."""
+        k = self._c.link_of_body[body]
+        if k < 0:
+            return np.zeros(6)
+        R, o = self.oR[k], self.op[k]
+        w = R @ self.vel[k, :3]
+        return np.concatenate([w, R @ self.vel[k, 3:] + np.cross(w, p_world_point - o)])
+
+    def bias6(self, body: int, p_world_point) -> np.ndarray:
+        """``[alpha; a_point]`` (world axes) of the point at ``qdd = 0`` without gravity: the
+        velocity-product part of the 6-D point acceleration (classical linear acceleration)."""
+        k = self._c.link_of_body[body]
+        if k < 0:
+            return np.zeros(6)
+        R, o = self.oR[k], self.op[k]
+        w = R @ self.vel[k, :3]
+        vo = R @ self.vel[k, 3:]
+        al = R @ self.acc[k, :3]
+        ao = R @ self.acc[k, 3:]
+        r = p_world_point - o
+        return np.concatenate([al, ao + np.cross(al, r) + np.cross(w, vo + np.cross(w, r))])

@@ -1,0 +1,47 @@
+"""Small dense linear-algebra helpers shared by the constrained-dynamics methods."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy import linalg as sla
+
+# relative tolerance of the numerical rank of G (on |R_ii| of a pivoted QR, or singular values)
+RANK_RTOL = 1e-10
+# a Cholesky pivot below this (squared, relative to max diag) means "treat as singular"
+CHOL_RTOL = 1e-12
+
+
+def numerical_rank(G) -> int:
+    """Numerical rank of G (singular values above ``RANK_RTOL * s_max``)."""
+    if G.size == 0:
+        return 0
+    s = np.linalg.svd(G, compute_uv=False)
+    return int(np.sum(s > RANK_RTOL * max(s[0], np.finfo(float).tiny)))
+
+
+def solve_psd(K, a):
+    """Solve ``K x = a`` for a symmetric positive (semi)definite K.
+
+    Cholesky when K is numerically positive definite, else the minimum-norm least-squares
+    solution from a symmetric eigendecomposition.  Returns ``(x, full_rank, rank)``.
+    """
+    c = K.shape[0]
+    if c == 0:
+        return np.zeros(0), True, 0
+    dmax = float(np.max(np.abs(np.diag(K)))) if c else 0.0
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", sla.LinAlgWarning)
+            Lc, low = sla.cho_factor(K, lower=True, check_finite=False)
+        piv = np.diag(Lc)
+        if dmax > 0 and np.min(piv) ** 2 > CHOL_RTOL * dmax:
+            return sla.cho_solve((Lc, low), a, check_finite=False), True, c
+    except (np.linalg.LinAlgError, sla.LinAlgError, sla.LinAlgWarning):
+        pass
+    w, V = np.linalg.eigh(0.5 * (K + K.T))
+    keep = w > CHOL_RTOL * max(w[-1], np.finfo(float).tiny)
+    Vk = V[:, keep]
+    x = Vk @ ((Vk.T @ a) / w[keep][:, None] if a.ndim == 2 else (Vk.T @ a) / w[keep])
+    return x, False, int(keep.sum())

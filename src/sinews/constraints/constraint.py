@@ -1,0 +1,378 @@
+"""The constraint *group* classes: the base class (also for custom constraints), point contacts
+and loop closures.
+
+A group is one :class:`Constraint` object of a :class:`~sinews.constraints.ConstraintSet`; it
+owns ``size`` consecutive *rows* (scalar equations) of the system.  For a group with rows ``g``
+at state ``(q, v)`` the set asks it for
+
+* ``jacobian(kin)``: ``G_g`` (size x nv), the velocity-level constraint is ``G_g v = 0``;
+* ``gamma(kin)``: ``gamma_g = -dG_g/dt v``, so that ``G_g qdd = gamma_g`` is the exact time
+  derivative of ``G_g v = 0`` (Baumgarte terms are added by the set, not here);
+* ``position_error(kin)`` (phi), ``velocity_error(kin)`` (default ``G_g v``);
+* ``wrench_entries(kin, multipliers)``: the wrenches the group's multipliers apply to each body
+  involved.  They must satisfy ``sum_e J6(body_e, x_e)^T w_e = G_g^T multipliers`` exactly
+  (``J6`` = 6-D point Jacobian ``[omega; v_point]`` at the application point ``x_e``): this is
+  what makes the wrenches the physical constraint forces, and it is what the Kokkevis method
+  uses as test forces.
+
+``kin`` is a :class:`~sinews.constraints._kinematics.ConstraintKinematics` (one tree pass per
+state, shared by all groups).  Sources: RBDL ``Constraint``, ``ContactConstraint`` and
+``LoopConstraint`` (rbdl/rbdl 3.3.1), Featherstone RBDA section 8.
+
+Sign convention: multipliers ``lambda`` enter ``H qdd + C = tau + G^T lambda``: they *are* the
+physical constraint forces.  A contact multiplier ``lambda_i > 0`` pushes the body along
+``+n_i``; a loop multiplier applies ``+lambda_i d_i`` to the successor and ``-lambda_i d_i`` to
+the predecessor, ``d_i`` being the world-axes spatial axis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..spatial import Transform
+
+__all__ = ["Constraint", "CustomConstraint", "ContactConstraint", "LoopConstraint", "WrenchEntry"]
+
+_UNIT_TOL = 1e-9
+_SAME_TOL = 100 * np.finfo(float).eps
+
+
+@dataclass
+class WrenchEntry:
+    """A wrench applied by a constraint to one body (world axes).
+
+    ``body``: body id (0 = world/ground); ``R_world_frame``, ``p_world_frame``: the frame where it
+    acts (its origin is the application point, its axes are the natural local axes for the
+    report); ``wrench``: ``[moment about p_world_frame; force]`` in world axes.
+    """
+
+    body: int
+    R_world_frame: np.ndarray
+    p_world_frame: np.ndarray
+    wrench: np.ndarray
+
+
+class Constraint:
+    """Base class of a constraint group; subclass it for custom constraints.
+
+    A subclass sets ``size`` (number of rows) and implements :meth:`jacobian`, :meth:`gamma`,
+    :meth:`position_error`, :meth:`wrench_entries`; :meth:`velocity_error` defaults to
+    ``G v``, and :meth:`bind` (called once by ``ConstraintSet.bind``) may resolve body names
+    with ``model._resolve_body(body, argname)``.  All quantities are per *row* of this group,
+    in the order of its rows.  See ``docs/constraints.md`` and
+    :class:`sinews.constraints.custom.PinJointConstraint` for a worked example.
+
+    Attributes managed by the set: ``index`` (group index), ``row_start``, ``set``.  Attributes
+    of the group: ``name``, ``id`` (user id), ``type``, ``baumgarte_enabled``,
+    ``time_constant``.
+    """
+
+    type = "custom"
+    size = 0
+
+    def __init__(self, name=None, id=None, baumgarte=False, time_constant=0.1):
+        self.name = None if name is None else str(name)
+        self.id = _check_user_id(id)
+        self.baumgarte_enabled = bool(baumgarte)
+        self.time_constant = _check_time_constant(time_constant)
+        self.index = -1
+        self.row_start = -1
+        self.set = None
+
+    # ------------------------------------------------------------------ bookkeeping
+    @property
+    def rows(self) -> slice:
+        """Rows of this group in the system vectors (``G[g.rows]``, ``multipliers[g.rows]``)."""
+        return slice(self.row_start, self.row_start + self.size)
+
+    @property
+    def baumgarte_coefficients(self) -> tuple[float, float]:
+        """``(alpha, beta) = (1/T, 1/T)``; the stabilised equation is
+        ``G qdd = gamma - 2 alpha phidot - beta^2 phi``."""
+        a = 1.0 / self.time_constant
+        return a, a
+
+    @property
+    def label(self) -> str:
+        return self.name if self.name is not None else f"{self.type}[{self.index}]"
+
+    def __repr__(self) -> str:
+        return (
+            f"<{type(self).__name__} index={self.index} name={self.name!r} id={self.id} "
+            f"rows={self.row_start}:{self.row_start + self.size} baumgarte={self.baumgarte_enabled}>"
+        )
+
+    # ------------------------------------------------------------------ interface
+    def bind(self, model) -> None:
+        """Resolve body names against ``model`` (KeyError naming the argument)."""
+
+    def jacobian(self, kin) -> np.ndarray:
+        raise NotImplementedError
+
+    def gamma(self, kin) -> np.ndarray:
+        raise NotImplementedError
+
+    def position_error(self, kin) -> np.ndarray:
+        raise NotImplementedError
+
+    def velocity_error(self, kin) -> np.ndarray:
+        return self.jacobian(kin) @ kin.v
+
+    def wrench_entries(self, kin, multipliers) -> list[WrenchEntry]:
+        raise NotImplementedError
+
+
+CustomConstraint = Constraint
+"""Alias: the documented base class for user-defined constraints."""
+
+
+def _check_user_id(id):
+    if id is None:
+        return None
+    if isinstance(id, bool) or not isinstance(id, (int, np.integer)):
+        raise ValueError(f"id must be an integer or None, got {id!r}")
+    return int(id)
+
+
+def _check_time_constant(T):
+    try:
+        T = float(T)
+    except (TypeError, ValueError):
+        raise ValueError(f"time_constant must be a positive number, got {T!r}") from None
+    if not np.isfinite(T) or T <= 0:
+        raise ValueError(f"time_constant must be positive and finite, got {T}")
+    return T
+
+
+def _check_unit(x, n, name):
+    try:
+        a = np.asarray(x, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real {n}-vector, got {x!r}") from None
+    if a.shape != (n,) or not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be a finite {n}-vector, got {x!r}")
+    if abs(np.linalg.norm(a) - 1.0) > _UNIT_TOL:
+        raise ValueError(f"{name} must have unit length, got norm {np.linalg.norm(a):.17g}")
+    return a
+
+
+def _check_orthogonal(a, existing, name, what):
+    for j, b in enumerate(existing):
+        if abs(float(a @ b)) > _UNIT_TOL:
+            raise ValueError(
+                f"{name} {a.tolist()} is not orthogonal to {what} {j} {b.tolist()} of the same group"
+            )
+
+
+def _as_transform(X, name) -> Transform:
+    if X is None:
+        return Transform.identity()
+    if isinstance(X, Transform):
+        return X
+    if isinstance(X, tuple) and len(X) == 2:
+        return Transform(X[0], X[1])
+    a = np.asarray(X, dtype=float)
+    if a.shape == (4, 4):
+        return Transform.from_matrix(a)
+    if a.shape == (3,):
+        return Transform.translation(a)
+    raise ValueError(f"{name} must be a Transform, an (R, p) pair, a 4x4 matrix or a translation")
+
+
+def _same_transform(A: Transform, B: Transform) -> bool:
+    return bool(np.all(np.abs(A.R - B.R) <= _SAME_TOL) and np.all(np.abs(A.p - B.p) <= _SAME_TOL))
+
+
+def _cross_rows(w, M):
+    """Rows ``w x M[i]`` for a 3-vector w and an (m, 3) array."""
+    return np.cross(w, M)
+
+
+# ====================================================================================== contact
+class ContactConstraint(Constraint):
+    """Point ``body_point`` of ``body`` has zero velocity along fixed world unit normals.
+
+    Up to three mutually orthogonal normals per group.  Row i: ``G_i = n_i^T J_p`` with
+    ``J_p`` the 3 x nv point Jacobian (world axes); ``gamma_i = -n_i . a_p(qdd = 0)``
+    (classical point acceleration, includes omega x v).  Position error: 0 (there is no
+    reference point on the ground; the contact only constrains motion, as in RBDL);
+    velocity error ``n_i . v_p``.  Wrenches: the body receives ``f = sum_i n_i lambda_i`` at
+    the contact point, the ground (body 0) receives ``-f``.
+    """
+
+    type = "contact"
+
+    def __init__(self, body, body_point, name=None, id=None):
+        super().__init__(name, id)
+        self.body = body
+        p = np.asarray(body_point, dtype=float).reshape(-1) if body_point is not None else None
+        if p is None or p.shape != (3,) or not np.all(np.isfinite(p)):
+            raise ValueError(f"body_point must be a finite 3-vector, got {body_point!r}")
+        self.body_point = p
+        self.normals: list[np.ndarray] = []
+        self._body_id = None
+
+    @property
+    def size(self) -> int:
+        return len(self.normals)
+
+    def same_geometry(self, body, body_point) -> bool:
+        return body == self.body and bool(
+            np.all(np.abs(np.asarray(body_point, float) - self.body_point) <= _SAME_TOL)
+        )
+
+    def add_normal(self, world_normal) -> None:
+        n = _check_unit(world_normal, 3, "world_normal")
+        if len(self.normals) >= 3:
+            raise ValueError(f"contact group {self.label!r} already has 3 normals")
+        _check_orthogonal(n, self.normals, "world_normal", "normal")
+        self.normals.append(n)
+
+    @property
+    def normal_matrix(self) -> np.ndarray:
+        """(size, 3) array of the world normals, one per row."""
+        return np.array(self.normals).reshape(-1, 3)
+
+    def bind(self, model) -> None:
+        self._body_id = model._resolve_body(self.body, "body")
+
+    def _point(self, kin):
+        R, p = kin.body_pose(self._body_id)
+        return R, R @ self.body_point + p
+
+    def jacobian(self, kin):
+        _, x = self._point(kin)
+        return self.normal_matrix @ kin.jacobian6(self._body_id, x)[3:]
+
+    def gamma(self, kin):
+        _, x = self._point(kin)
+        return -(self.normal_matrix @ kin.bias6(self._body_id, x)[3:])
+
+    def position_error(self, kin):
+        return np.zeros(self.size)
+
+    def velocity_error(self, kin):
+        _, x = self._point(kin)
+        return self.normal_matrix @ kin.velocity6(self._body_id, x)[3:]
+
+    def wrench_entries(self, kin, multipliers):
+        R, x = self._point(kin)
+        f = self.normal_matrix.T @ np.asarray(multipliers, float)
+        z = np.zeros(3)
+        return [
+            WrenchEntry(self._body_id, R, x, np.concatenate([z, f])),
+            WrenchEntry(0, np.eye(3), x.copy(), np.concatenate([z, -f])),
+        ]
+
+
+# ====================================================================================== loop
+class LoopConstraint(Constraint):
+    """Frames ``X_predecessor`` on ``predecessor`` and ``X_successor`` on ``successor`` may
+    move relative to each other only orthogonally to the given spatial axes.
+
+    Each axis ``t = [t_w; t_v]`` (unit, mutually orthogonal within the group) is expressed in
+    the *predecessor frame* P.  With ``R_P`` the world rotation of P, ``p`` and ``s`` the world
+    origins of P and S, the world axis is ``d = [R_P t_w; R_P t_v]`` and
+
+    * ``G_i = d_i^T (J6_S(s) - J6_P(p))`` (6-D point Jacobians ``[omega; v_point]``);
+    * ``gamma_i = -d_i . (a_S - a_P) - (omega_P x d_i) . (nu_S - nu_P)`` with
+      ``nu = [omega; v_point]``, ``a = [alpha; a_point](qdd = 0)``, and the cross product
+      applied to each 3-D half of ``d_i`` (``d_i`` rotates with P): the exact derivative of
+      ``G v``;
+    * ``phi_i = t_i . [e_r; e_t]`` with ``R_PS = R_P^T R_S``,
+      ``e_r = 1/2 vee(R_PS - R_PS^T)`` (axis * sin(angle) of the P-to-S rotation, in P axes)
+      and ``e_t = R_P^T (s - p)``;
+    * wrenches: ``w = sum_i d_i lambda_i`` acts on the successor at ``s`` and ``-w`` on the
+      predecessor at ``p``.
+
+    Unlike RBDL, the rotational part of ``d`` carries no ``-p x t_w`` linear term: RBDL maps
+    the axis with a spatial transform to the world origin and then dots it with *point*
+    velocities, which couples rotation rows to translations (wrong for orientation-only
+    constraints away from the origin; rbdl.md section 0.5).  ``X_predecessor`` is the pose of
+    frame P in the predecessor body (sinews convention ``X_a_b``: ``x_a = R x_b + p``), not
+    RBDL's transposed reading (rbdl.md section 0.6).
+    """
+
+    type = "loop"
+
+    def __init__(self, predecessor, successor, X_predecessor, X_successor, name=None, id=None,
+                 baumgarte=False, time_constant=0.1):
+        super().__init__(name, id, baumgarte, time_constant)
+        self.predecessor = predecessor
+        self.successor = successor
+        self.X_predecessor = _as_transform(X_predecessor, "X_predecessor")
+        self.X_successor = _as_transform(X_successor, "X_successor")
+        self.axes: list[np.ndarray] = []
+        self._pred = self._succ = None
+
+    @property
+    def size(self) -> int:
+        return len(self.axes)
+
+    def same_geometry(self, predecessor, successor, X_predecessor, X_successor) -> bool:
+        return (
+            predecessor == self.predecessor
+            and successor == self.successor
+            and _same_transform(_as_transform(X_predecessor, "X_predecessor"), self.X_predecessor)
+            and _same_transform(_as_transform(X_successor, "X_successor"), self.X_successor)
+        )
+
+    def add_axis(self, axis) -> None:
+        t = _check_unit(axis, 6, "axis")
+        if len(self.axes) >= 6:
+            raise ValueError(f"loop group {self.label!r} already has 6 axes")
+        _check_orthogonal(t, self.axes, "axis", "axis")
+        self.axes.append(t)
+
+    @property
+    def axis_matrix(self) -> np.ndarray:
+        """(size, 6) array of the axes in the predecessor frame, one per row."""
+        return np.array(self.axes).reshape(-1, 6)
+
+    def bind(self, model) -> None:
+        self._pred = model._resolve_body(self.predecessor, "predecessor")
+        self._succ = model._resolve_body(self.successor, "successor")
+
+    def frames(self, kin):
+        """World poses of P and S: ``(R_P, p, R_S, s)``."""
+        R_P, p = kin.frame_pose(self._pred, self.X_predecessor.R, self.X_predecessor.p)
+        R_S, s = kin.frame_pose(self._succ, self.X_successor.R, self.X_successor.p)
+        return R_P, p, R_S, s
+
+    def world_axes(self, R_P):
+        """(size, 6) world axes ``d_i = [R_P t_w; R_P t_v]``."""
+        T = self.axis_matrix
+        return np.hstack([T[:, :3] @ R_P.T, T[:, 3:] @ R_P.T])
+
+    def jacobian(self, kin):
+        R_P, p, _, s = self.frames(kin)
+        D = self.world_axes(R_P)
+        return D @ (kin.jacobian6(self._succ, s) - kin.jacobian6(self._pred, p))
+
+    def gamma(self, kin):
+        R_P, p, _, s = self.frames(kin)
+        D = self.world_axes(R_P)
+        nuP = kin.velocity6(self._pred, p)
+        dnu = kin.velocity6(self._succ, s) - nuP
+        da = kin.bias6(self._succ, s) - kin.bias6(self._pred, p)
+        w = nuP[:3]
+        Ddot = np.hstack([_cross_rows(w, D[:, :3]), _cross_rows(w, D[:, 3:])])
+        return -(D @ da) - Ddot @ dnu
+
+    def position_error(self, kin):
+        R_P, p, R_S, s = self.frames(kin)
+        R = R_P.T @ R_S
+        e_r = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+        e_t = R_P.T @ (s - p)
+        return self.axis_matrix @ np.concatenate([e_r, e_t])
+
+    def velocity_error(self, kin):
+        R_P, p, _, s = self.frames(kin)
+        return self.world_axes(R_P) @ (kin.velocity6(self._succ, s) - kin.velocity6(self._pred, p))
+
+    def wrench_entries(self, kin, multipliers):
+        R_P, p, R_S, s = self.frames(kin)
+        w = self.world_axes(R_P).T @ np.asarray(multipliers, float)
+        return [WrenchEntry(self._pred, R_P, p, -w), WrenchEntry(self._succ, R_S, s, w)]

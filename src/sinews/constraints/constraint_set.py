@@ -1,0 +1,359 @@
+"""``ConstraintSet``: an ordered collection of constraint *groups*, each owning *rows*.
+
+Rows and groups (RBDL's ``ConstraintSet``, rbdl/rbdl 3.3.1, reorganised):
+
+* a **row** is one scalar constraint equation ``G_i qdd = gamma_i``.  Every per-row vector
+  (multipliers, impulses, errors, gamma, target velocities) has ``cs.size`` entries, in the
+  order the rows were added.  ``cs.row_group[i]`` is the index of the group owning row i;
+* a **group** is one :class:`~sinews.constraints.constraint.Constraint` object (a point
+  contact with up to 3 normals, a loop closure with up to 6 axes, or a custom constraint).
+  It has an ``index`` (0, 1, ... in creation order), an optional unique ``name``, an optional
+  unique user ``id``, a ``type`` (``"contact"``, ``"loop"``, ``"custom"``), ``size`` rows
+  (``g.rows`` is their slice), and its own Baumgarte settings.
+
+Grouping rules (sinews; deliberately *not* RBDL's, which also compares the user id and so
+splits ``add(..., name="foot", id=7)`` followed by ``add(...)`` into two groups):
+
+1. A row added **with** a ``name`` and/or an ``id`` goes to the existing group with that name /
+   id if there is one, else it starts a new group carrying them.  Joining a group requires the
+   same type and the same geometry (contact: body and body point; loop: both bodies and both
+   frames) and, when both name and id are given, that they designate the same group; anything
+   else is a ``ValueError``.
+2. A row added **without** name and id joins the most recently created group if that group has
+   the same type and geometry; otherwise it starts a new, anonymous group.
+3. ``baumgarte`` / ``time_constant`` given on a row that joins a group must agree with the
+   group's settings (``None``, the default, means "inherit"); a conflict is a ``ValueError``.
+4. Custom constraints always form their own group.
+
+Every ``add_*`` returns the row's *assigned id* = its row index (for a custom constraint, the
+index of its first row).  ``group_by_assigned_id(row)`` accepts any row index.
+
+Life cycle: add rows, then :meth:`ConstraintSet.bind` (or let the first algorithm bind it):
+bodies are resolved against the model (``KeyError`` naming the argument) and the set is frozen
+(adding raises ``RuntimeError``).  Baumgarte settings stay changeable after binding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .constraint import Constraint, ContactConstraint, LoopConstraint, _check_time_constant, _check_user_id
+
+__all__ = ["ConstraintSet"]
+
+_TYPES = ("contact", "loop", "custom")
+
+
+class ConstraintSet:
+    """Point contacts, loop closures and custom constraints on one model.
+
+    >>> cs = ConstraintSet()
+    >>> cs.add_contact_constraint("foot", (0, 0, -0.5), (0, 0, 1), name="foot")   # doctest: +SKIP
+    0
+    """
+
+    def __init__(self):
+        self._groups: list[Constraint] = []
+        self._by_name: dict[str, Constraint] = {}
+        self._by_id: dict[int, Constraint] = {}
+        self._row_group: list[int] = []
+        self.model = None
+
+    # ------------------------------------------------------------------ adding
+    def _check_unbound(self):
+        if self.model is not None:
+            raise RuntimeError(
+                "the ConstraintSet is bound to a model: constraints cannot be added after bind(); "
+                "build a new ConstraintSet"
+            )
+
+    def _find(self, name, id, kind, same):
+        """The group a new row joins (or None for a new group), by the grouping rules."""
+        name = None if name is None else str(name)
+        id = _check_user_id(id)
+        if name is None and id is None:
+            last = self._groups[-1] if self._groups else None
+            if last is not None and last.type == kind and same(last):
+                return last, name, id
+            return None, name, id
+        gn = self._by_name.get(name) if name is not None else None
+        gi = self._by_id.get(id) if id is not None else None
+        if gn is not None and gi is not None and gn is not gi:
+            raise ValueError(f"name {name!r} and id {id} designate two different groups ({gn.index} and {gi.index})")
+        g = gn if gn is not None else gi
+        if g is None:
+            return None, name, id
+        if name is not None and g.name != name:
+            raise ValueError(f"id {id} belongs to group {g.index} named {g.name!r}, not {name!r}")
+        if id is not None and g.id != id:
+            raise ValueError(f"name {name!r} belongs to group {g.index} with id {g.id}, not {id}")
+        if g.type != kind or not same(g):
+            raise ValueError(
+                f"group {g.label!r} (index {g.index}) is a {g.type} group with a different "
+                f"{'body/point' if kind == 'contact' else 'bodies/frames'}: use another name or id"
+            )
+        return g, name, id
+
+    def _register(self, g: Constraint, name, id):
+        g.name, g.id = name, id
+        g.index = len(self._groups)
+        g.row_start = len(self._row_group)
+        g.set = self
+        self._groups.append(g)
+        if name is not None:
+            self._by_name[name] = g
+        if id is not None:
+            self._by_id[id] = g
+
+    def _append_row(self, g: Constraint) -> int:
+        # rows of a group are contiguous: a group can only grow while it is the last group
+        if g is not self._groups[-1]:
+            raise ValueError(
+                f"group {g.label!r} (index {g.index}) is not the last group: its rows must be "
+                "contiguous, add all rows of a group before starting another"
+            )
+        self._row_group.append(g.index)
+        return len(self._row_group) - 1
+
+    def add_contact_constraint(self, body, body_point, world_normal, name=None, id=None) -> int:
+        """Add one contact row: the velocity of ``body_point`` (body coordinates) of ``body``
+        (id or name) along the unit ``world_normal`` is zero.  Returns the row index."""
+        self._check_unbound()
+        g, name, id = self._find(name, id, "contact", lambda g: g.same_geometry(body, body_point))
+        if g is None:
+            g = ContactConstraint(body, body_point)
+            g.add_normal(world_normal)
+            self._register(g, name, id)
+            return self._append_row(g)
+        g.add_normal(world_normal)
+        try:
+            return self._append_row(g)
+        except ValueError:
+            g.normals.pop()
+            raise
+
+    def add_loop_constraint(
+        self,
+        predecessor,
+        successor,
+        X_predecessor,
+        X_successor,
+        axis,
+        baumgarte=None,
+        time_constant=None,
+        name=None,
+        id=None,
+    ) -> int:
+        """Add one loop-closure row: the relative motion of frame ``X_successor`` (pose in the
+        successor body) with respect to frame ``X_predecessor`` (pose in the predecessor body)
+        along the unit spatial ``axis = [angular; linear]`` (predecessor-frame axes) is zero.
+
+        ``baumgarte``: enable Baumgarte stabilisation for the group (default off);
+        ``time_constant`` T > 0 gives ``alpha = beta = 1/T`` (default 0.1 s).  Returns the row
+        index.
+        """
+        self._check_unbound()
+        if time_constant is not None:
+            time_constant = _check_time_constant(time_constant)
+        g, name, id = self._find(
+            name, id, "loop", lambda g: g.same_geometry(predecessor, successor, X_predecessor, X_successor)
+        )
+        if g is None:
+            g = LoopConstraint(
+                predecessor, successor, X_predecessor, X_successor,
+                baumgarte=bool(baumgarte) if baumgarte is not None else False,
+                time_constant=time_constant if time_constant is not None else 0.1,
+            )
+            g.add_axis(axis)
+            self._register(g, name, id)
+            return self._append_row(g)
+        if baumgarte is not None and bool(baumgarte) != g.baumgarte_enabled:
+            raise ValueError(f"baumgarte={baumgarte} conflicts with group {g.label!r} (baumgarte={g.baumgarte_enabled})")
+        if time_constant is not None and time_constant != g.time_constant:
+            raise ValueError(f"time_constant={time_constant} conflicts with group {g.label!r} (time_constant={g.time_constant})")
+        g.add_axis(axis)
+        try:
+            return self._append_row(g)
+        except ValueError:
+            g.axes.pop()
+            raise
+
+    def add_custom_constraint(self, c: Constraint) -> int:
+        """Add a user constraint (a :class:`~sinews.constraints.CustomConstraint` subclass
+        instance with ``size >= 1`` rows) as its own group; its ``name`` and ``id`` must be unused.
+        Returns the index of its first row."""
+        self._check_unbound()
+        if not isinstance(c, Constraint):
+            raise ValueError(f"c must be a sinews.constraints.CustomConstraint, got {type(c).__name__}")
+        if c.set is not None:
+            raise ValueError("c already belongs to a ConstraintSet")
+        size = int(c.size)
+        if size < 1:
+            raise ValueError(f"c.size must be >= 1, got {c.size}")
+        if c.name is not None and c.name in self._by_name:
+            raise ValueError(f"name {c.name!r} is already used by group {self._by_name[c.name].index}")
+        if c.id is not None and c.id in self._by_id:
+            raise ValueError(f"id {c.id} is already used by group {self._by_id[c.id].index}")
+        self._register(c, c.name, c.id)
+        self._row_group.extend([c.index] * size)
+        return c.row_start
+
+    # ------------------------------------------------------------------ binding
+    def bind(self, model) -> "ConstraintSet":
+        """Resolve bodies against ``model`` and freeze the set; returns ``self``.
+
+        Binding again to the same model is a no-op; to another model, ``RuntimeError``.
+        Raises ``KeyError`` naming the argument (``body``, ``predecessor``, ``successor``) for
+        bodies not in the model, ``ValueError`` for an empty set.
+        """
+        from ..model import Model
+
+        if not isinstance(model, Model):
+            raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
+        if self.model is model:
+            return self
+        if self.model is not None:
+            raise RuntimeError("the ConstraintSet is already bound to another model")
+        if not self._groups:
+            raise ValueError("the ConstraintSet is empty: add constraints before bind()")
+        for g in self._groups:
+            try:
+                g.bind(model)
+            except KeyError as exc:
+                raise KeyError(f"group {g.label!r} (index {g.index}): {exc.args[0]}") from None
+            if g.type == "custom" and int(g.size) != sum(1 for r in self._row_group if r == g.index):
+                raise ValueError(f"custom group {g.label!r} changed its size after being added")
+        model.compiled  # freeze the model too
+        self.model = model
+        return self
+
+    @property
+    def bound(self) -> bool:
+        return self.model is not None
+
+    def _ensure_bound(self, model):
+        if self.model is None:
+            self.bind(model)
+        elif self.model is not model:
+            raise ValueError("cs is bound to a different model than the one passed")
+        return self
+
+    # ------------------------------------------------------------------ rows and groups
+    @property
+    def size(self) -> int:
+        """Number of rows (scalar constraint equations)."""
+        return len(self._row_group)
+
+    def __len__(self) -> int:
+        return self.size
+
+    @property
+    def groups(self) -> tuple[Constraint, ...]:
+        """The groups in creation order (``groups[i].index == i``)."""
+        return tuple(self._groups)
+
+    @property
+    def ngroups(self) -> int:
+        return len(self._groups)
+
+    def __iter__(self):
+        """Iterate over the groups."""
+        return iter(self._groups)
+
+    @property
+    def row_group(self) -> np.ndarray:
+        """Group index of every row."""
+        return np.array(self._row_group, dtype=np.int64)
+
+    @property
+    def row_types(self) -> list[str]:
+        return [self._groups[g].type for g in self._row_group]
+
+    @property
+    def row_names(self) -> list:
+        return [self._groups[g].name for g in self._row_group]
+
+    def group(self, key) -> Constraint:
+        """A group by object, group index (int) or name (str); ``KeyError`` naming the key.
+
+        User ids are looked up with :meth:`group_by_id`, rows with :meth:`group_by_assigned_id`.
+        """
+        if isinstance(key, Constraint):
+            if key.set is not self:
+                raise KeyError(f"group {key!r} does not belong to this ConstraintSet")
+            return key
+        if isinstance(key, str):
+            return self.group_by_name(key)
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            if not 0 <= int(key) < len(self._groups):
+                raise KeyError(f"group: no group with index {key} (the set has {len(self._groups)} groups)")
+            return self._groups[int(key)]
+        raise KeyError(f"group must be a group, a group index or a name, got {key!r}")
+
+    def group_by_name(self, name) -> Constraint:
+        try:
+            return self._by_name[str(name)]
+        except KeyError:
+            raise KeyError(f"group: no group named {name!r}") from None
+
+    def group_by_id(self, id) -> Constraint:
+        """The group with user id ``id``."""
+        try:
+            return self._by_id[int(id)]
+        except (KeyError, TypeError, ValueError):
+            raise KeyError(f"group: no group with user id {id!r}") from None
+
+    def group_by_assigned_id(self, row) -> Constraint:
+        """The group owning row ``row`` (the value returned by ``add_*``)."""
+        if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= int(row) < self.size:
+            raise KeyError(f"assigned id: no row {row!r} (the set has {self.size} rows)")
+        return self._groups[self._row_group[int(row)]]
+
+    def group_index(self, key) -> int:
+        return self.group(key).index
+
+    def rows(self, key) -> slice:
+        """Row slice of a group (by group, index or name)."""
+        return self.group(key).rows
+
+    def split(self, per_row) -> dict:
+        """A per-row vector as ``{group label: its rows' values}`` (label = name or
+        ``"type[index]"``)."""
+        x = np.asarray(per_row)
+        if x.shape[0] != self.size:
+            raise ValueError(f"per_row must have {self.size} entries, got {x.shape[0]}")
+        return {g.label: x[g.rows] for g in self._groups}
+
+    # ------------------------------------------------------------------ Baumgarte
+    def enable_baumgarte(self, key, time_constant=None) -> None:
+        """Enable Baumgarte stabilisation of a group (optionally setting T, ``alpha = beta = 1/T``)."""
+        g = self.group(key)
+        if time_constant is not None:
+            g.time_constant = _check_time_constant(time_constant)
+        g.baumgarte_enabled = True
+
+    def disable_baumgarte(self, key) -> None:
+        self.group(key).baumgarte_enabled = False
+
+    def is_baumgarte_enabled(self, key) -> bool:
+        return self.group(key).baumgarte_enabled
+
+    def set_baumgarte_time_constant(self, key, time_constant) -> None:
+        self.group(key).time_constant = _check_time_constant(time_constant)
+
+    def baumgarte_coefficients(self, key) -> tuple[float, float]:
+        """``(alpha, beta)`` of a group: both ``1/T``."""
+        return self.group(key).baumgarte_coefficients
+
+    # ------------------------------------------------------------------ display
+    def summary(self) -> str:
+        lines = [f"ConstraintSet: {self.ngroups} groups, {self.size} rows, bound={self.bound}"]
+        for g in self._groups:
+            lines.append(
+                f"  [{g.index}] {g.type:7s} name={g.name!r} id={g.id} rows {g.row_start}..{g.row_start + g.size - 1}"
+                f" baumgarte={'T=%g' % g.time_constant if g.baumgarte_enabled else 'off'}"
+            )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<ConstraintSet groups={self.ngroups} rows={self.size} bound={self.bound}>"

@@ -1,0 +1,88 @@
+"""Constraint impulses: the velocity jump that enforces the constraints at an impact.
+
+Solves, at configuration ``q`` with pre-impact velocity ``qd_minus``,
+
+    H(q) (qd_plus - qd_minus) = G(q)^T Lambda
+    G(q) qd_plus = v_target                  (default 0: perfectly plastic impact)
+
+``Lambda`` (one entry per row) is the *physical* impulse for every method: a contact impulse
+``> 0`` pushes the body along its normal.  (RBDL stores the negative for ``Direct`` and garbage
+for ``NullSpace``, rbdl.md section 0.4; sinews has one convention.)  Methods: ``"direct"``
+(KKT with top ``H qd_minus``), ``"range_space_sparse"`` and ``"null_space"``, the same solvers
+as :mod:`sinews.constraints.forward_dynamics`.
+
+Source: RBDL ``ComputeConstraintImpulses{Direct,RangeSpaceSparse,NullSpace}`` (rbdl.md
+section 2.5); Featherstone RBDA section 11.6 (impulsive dynamics).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._checks import finite_vector
+from ..crba import crba
+from ._kinematics import ConstraintKinematics
+from .forward_dynamics import _check_method, _residual
+from .kkt_direct import solve_kkt
+from .null_space import solve_null_space
+from .range_space_sparse import solve_range_space_sparse
+from .system import _groups, _jacobian
+
+__all__ = ["ConstraintImpulseResult", "compute_constraint_impulses", "IMPULSE_METHODS"]
+
+IMPULSE_METHODS = ("direct", "range_space_sparse", "null_space")
+
+
+@dataclass
+class ConstraintImpulseResult:
+    """Result of :func:`compute_constraint_impulses`.
+
+    ``qd_plus``: post-impact velocity; ``impulses``: per-row physical impulses ``Lambda``;
+    ``method``; ``rows``; ``rank``; ``least_squares``; ``velocity_residual``:
+    ``max |G qd_plus - v_target|``; ``converged``.
+    """
+
+    qd_plus: np.ndarray
+    impulses: np.ndarray
+    method: str
+    rows: int
+    rank: int
+    least_squares: bool
+    velocity_residual: float
+    converged: bool
+    constraint_set: object = field(default=None, repr=False)
+
+    @property
+    def multipliers(self) -> np.ndarray:
+        """Alias of ``impulses`` (so results can be passed to ``calc_impulses``)."""
+        return self.impulses
+
+    def group_impulses(self, group) -> np.ndarray:
+        return self.impulses[self.constraint_set.group(group).rows]
+
+
+def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_velocity=None, data=None) -> ConstraintImpulseResult:
+    """Impulses and post-impact velocity; see the module docstring.
+
+    ``target_velocity``: desired ``G qd_plus`` per row (RBDL's ``v_plus``), default zeros.
+    """
+    _check_method(method, IMPULSE_METHODS)
+    groups, n = _groups(model, cs, None)
+    kin = ConstraintKinematics(model, q, None, data)
+    qd_minus = finite_vector(qd_minus, model.nv, "qd_minus")
+    vt = np.zeros(n) if target_velocity is None else finite_vector(target_velocity, n, "target_velocity")
+    G = _jacobian(kin, groups, n)
+    H = crba(model, kin.q, data)
+    top = H @ qd_minus
+    if method == "direct":
+        x, lam, info = solve_kkt(H, G, top, vt)
+    elif method == "range_space_sparse":
+        x, lam, info = solve_range_space_sparse(model, H, G, top, vt)
+    else:
+        x, lam, info = solve_null_space(H, G, top, vt)
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(lam))):
+        raise ValueError(f"{method}: the solution is not finite (singular system)")
+    res, ok = _residual(G, x, vt)
+    return ConstraintImpulseResult(x, lam, method, n, info["rank"], info["least_squares"], res, ok, cs)

@@ -1,0 +1,46 @@
+"""The range-space method with the branch-sparse ``L^T L`` factorisation of ``H``.
+
+Solves ``H x = top + G^T lambda``, ``G x = bottom`` by eliminating ``x``:
+
+    H = L^T L          (sinews.ltl_factor, Featherstone RBDA section 6.5, no fill-in)
+    Y = L^-T G^T,  z = L^-T top
+    K = Y^T Y          (= G H^-1 G^T, the constraint-space inverse inertia)
+    K lambda = bottom - Y^T z          (dense Cholesky)
+    x = L^-1 (z + Y lambda)            (= H^-1 (top + G^T lambda))
+
+Needs ``H`` positive definite: a massless leaf body raises ``ValueError`` (use ``direct`` or
+``null_space``) instead of RBDL's NaN.  Redundant constraints make ``K`` singular: then the
+minimum-norm least-squares ``lambda`` is returned and flagged (``least_squares=True``).
+
+Source: RBDL ``ForwardDynamicsConstraintsRangeSpaceSparse`` and
+``ComputeConstraintImpulsesRangeSpaceSparse`` (rbdl.md sections 2.2, 2.5); Featherstone,
+RBDA section 8.5 and "Efficient factorization of the joint-space inertia matrix for branched
+kinematic trees", IJRR 2005.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ltl import ltl_factor
+from ._linalg import solve_psd
+
+__all__ = ["solve_range_space_sparse"]
+
+
+def solve_range_space_sparse(model, H, G, top, bottom, factor=None):
+    """``(x, lambda, info)``; ``factor``: an existing ``LTLFactor`` of ``H`` to reuse."""
+    if factor is None:
+        try:
+            factor = ltl_factor(model, H)
+        except ValueError as exc:
+            raise ValueError(
+                f"range_space_sparse needs a positive definite mass matrix ({exc}); a massless "
+                "body makes H singular: use method='direct' or 'null_space'"
+            ) from None
+    Y = factor.solve_LT(G.T) if G.shape[0] else np.zeros((H.shape[0], 0))
+    z = factor.solve_LT(top)
+    K = Y.T @ Y
+    lam, full, rank = solve_psd(K, bottom - Y.T @ z)
+    x = factor.solve_L(z + Y @ lam)
+    return x, lam, {"rank": rank, "least_squares": not full}

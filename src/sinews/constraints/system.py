@@ -1,0 +1,139 @@
+"""System-level constraint quantities: ``G``, ``gamma``, errors, and ``(H, C, G, gamma)``.
+
+For a bound :class:`~sinews.constraints.ConstraintSet` with rows stacked group by group:
+
+* ``G(q)`` (rows x nv): velocity-level constraints ``G v = 0``;
+* ``gamma(q, v)``: acceleration right-hand side, ``G qdd = gamma``, with per group
+  ``gamma_g = -dG_g/dt v`` plus, where Baumgarte stabilisation is enabled,
+  ``-2 alpha phidot_g - beta^2 phi_g`` (``alpha = beta = 1/T``);
+* ``phi(q)`` position errors and ``phidot(q, v)`` velocity errors, per row;
+* ``H(q)`` (CRBA) and ``C(q, v) = C v + g - J^T f_ext`` (RNEA with ``qdd = 0``), so that the
+  constrained equations of motion read ``H qdd + C = tau + G^T lambda``, ``G qdd = gamma``.
+
+Source: RBDL ``CalcConstraintsJacobian``, ``CalcConstraintsPositionError``,
+``CalcConstraintsVelocityError``, ``CalcConstrainedSystemVariables``; Baumgarte, "Stabilization
+of constraints and integrals of motion in dynamical systems", CMAME 1, 1972.  Each function
+takes ``group=`` (group, index or name) to evaluate one group only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..crba import crba
+from ..rnea import nonlinear_effects
+from ._kinematics import ConstraintKinematics
+
+__all__ = [
+    "ConstrainedSystem",
+    "constraint_jacobian",
+    "constraint_gamma",
+    "constraint_position_error",
+    "constraint_velocity_error",
+    "baumgarte_terms",
+    "constrained_system",
+]
+
+
+def _groups(model, cs, group):
+    from .constraint_set import ConstraintSet
+
+    if not isinstance(cs, ConstraintSet):
+        raise ValueError(f"cs must be a sinews.constraints.ConstraintSet, got {type(cs).__name__}")
+    cs._ensure_bound(model)
+    if group is None:
+        return cs.groups, cs.size
+    g = cs.group(group)
+    return (g,), g.size
+
+
+def _stack(groups, n, fn, width=None):
+    out = np.zeros((n, width)) if width is not None else np.zeros(n)
+    r = 0
+    for g in groups:
+        out[r : r + g.size] = fn(g)
+        r += g.size
+    return out
+
+
+def _jacobian(kin, groups, n):
+    return _stack(groups, n, lambda g: g.jacobian(kin), kin.nv)
+
+
+def _gamma(kin, groups, n, baumgarte=True):
+    def one(g):
+        gam = np.asarray(g.gamma(kin), dtype=float)
+        if baumgarte and g.baumgarte_enabled:
+            gam = gam + _baumgarte(g, kin)
+        return gam
+
+    return _stack(groups, n, one)
+
+
+def _baumgarte(g, kin):
+    alpha, beta = g.baumgarte_coefficients
+    return -2.0 * alpha * np.asarray(g.velocity_error(kin)) - beta * beta * np.asarray(g.position_error(kin))
+
+
+def constraint_jacobian(model, q, cs, group=None, data=None) -> np.ndarray:
+    """``G(q)``: rows x nv constraint Jacobian (or the rows of one group)."""
+    groups, n = _groups(model, cs, group)
+    return _jacobian(ConstraintKinematics(model, q, None, data), groups, n)
+
+
+def constraint_gamma(model, q, v, cs, group=None, baumgarte=True, data=None) -> np.ndarray:
+    """``gamma(q, v)`` such that ``G qdd = gamma``; includes the Baumgarte terms of the groups
+    where it is enabled unless ``baumgarte=False``."""
+    groups, n = _groups(model, cs, group)
+    return _gamma(ConstraintKinematics(model, q, v, data), groups, n, baumgarte)
+
+
+def constraint_position_error(model, q, cs, group=None, data=None) -> np.ndarray:
+    """``phi(q)`` per row (contacts: always 0)."""
+    groups, n = _groups(model, cs, group)
+    kin = ConstraintKinematics(model, q, None, data)
+    return _stack(groups, n, lambda g: g.position_error(kin))
+
+
+def constraint_velocity_error(model, q, v, cs, group=None, data=None) -> np.ndarray:
+    """``phidot(q, v)`` per row (``G v`` for the built-in constraints)."""
+    groups, n = _groups(model, cs, group)
+    kin = ConstraintKinematics(model, q, v, data)
+    return _stack(groups, n, lambda g: g.velocity_error(kin))
+
+
+def baumgarte_terms(model, q, v, cs, group=None, data=None) -> np.ndarray:
+    """``-2 alpha phidot - beta^2 phi`` per row for groups with Baumgarte enabled, 0 elsewhere."""
+    groups, n = _groups(model, cs, group)
+    kin = ConstraintKinematics(model, q, v, data)
+    return _stack(groups, n, lambda g: _baumgarte(g, kin) if g.baumgarte_enabled else np.zeros(g.size))
+
+
+@dataclass
+class ConstrainedSystem:
+    """The quantities of ``H qdd + C = tau + G^T lambda``, ``G qdd = gamma`` at one state."""
+
+    H: np.ndarray
+    C: np.ndarray
+    G: np.ndarray
+    gamma: np.ndarray
+    position_error: np.ndarray
+    velocity_error: np.ndarray
+
+
+def constrained_system(model, q, v, cs, f_ext=None, data=None) -> ConstrainedSystem:
+    """``H``, ``C`` (with gravity and ``f_ext``), ``G``, ``gamma`` (with Baumgarte terms where
+    enabled) and the position and velocity errors, together (RBDL
+    ``CalcConstrainedSystemVariables``)."""
+    groups, n = _groups(model, cs, None)
+    kin = ConstraintKinematics(model, q, v, data)
+    H = crba(model, kin.q, data)
+    C = nonlinear_effects(model, kin.q, kin.v, f_ext, data)
+    G = _jacobian(kin, groups, n)
+    return ConstrainedSystem(
+        H, C, G, _gamma(kin, groups, n),
+        _stack(groups, n, lambda g: g.position_error(kin)),
+        _stack(groups, n, lambda g: g.velocity_error(kin)),
+    )
