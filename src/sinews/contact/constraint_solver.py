@@ -51,14 +51,18 @@ See :func:`cfm_erp_from_stiffness_damping`.
 Packed constraint forces: ``cf = [fN (nc) | fF (nr) | fL (nl) | fG (nb)]``; at acceleration level
 fN is ordered by contact index and fF holds the signed friction of the non-sliding contacts only.
 
-Deviations from Drake (each has a regression test in tests/test_drake_constraint_solver_defects.py):
+Deviations from Drake (regression tests in tests/test_drake_constraint_solver_defects.py and
+tests/test_drake_constraint_solver_api.py):
 
 1. the LCP matrix uses the projected inverse C, not M^-1, when bilateral constraints are present;
 2. the limit rows of the acceleration LCP keep the -mu Q^T term (L C (N^T - mu Q^T));
 3. the base time-stepping LCP is built without gammas and ``update`` adds them exactly once;
 4. ``update_discretized_time_lcp`` never mutates its inputs (it returns a new LCP);
 5. the acceleration fast exit returns zeros of size nc + nr + nl;
-6. LCP failures are reported (``converged=False``) instead of raised.
+6. LCP failures are reported (``converged=False``) instead of raised, and a regularised impact
+   answer counts as converged only if it also solves the unregularised LCP;
+7. a failed Lemke attempt with Drake's "first index wins" ratio test is retried once with the
+   lexicographic (anti-cycling) rule before giving up or regularising.
 
 ``ConstraintSolver(drake_compat=True)`` reproduces deviations 1-3 for comparison.
 
