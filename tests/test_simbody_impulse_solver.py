@@ -164,9 +164,10 @@ def test_solve_bilateral_redundant_rows():
     plus = PLUSImpulseSolver().solve_bilateral(None, A, None, rhs)
     assert plus.converged
     np.testing.assert_allclose(plus.pi, [0.5, 0.5], atol=1e-12)
-    pgs = PGSImpulseSolver(convergence_tol=1e-10, max_iters=1000).solve_bilateral(None, A, None, rhs)
+    pgs = PGSImpulseSolver(convergence_tol=1e-10, max_iters=1000)
+    pgs = pgs.solve_bilateral(None, A, None, rhs)
     assert pgs.converged
-    assert pgs.pi.sum() == pytest.approx(1.0, abs=1e-8)  # an exact solution, not necessarily min-norm
+    assert pgs.pi.sum() == pytest.approx(1.0, abs=1e-8)  # exact, not necessarily min-norm
 
 
 def test_solve_bilateral_participating_subset_and_least_squares():

@@ -1,4 +1,6 @@
-"""Compiled projected Gauss--Seidel sweeps for :class:`sinews.contact.impulse_solver.PGSImpulseSolver`.
+"""Compiled projected Gauss--Seidel sweeps for Simbody's PGS impulse solver.
+
+Used by :class:`sinews.contact.impulse_solver.PGSImpulseSolver`.
 
 The groups of a problem are flattened into one integer table, one float table and one array of
 row indices; :func:`pgs_sweeps` then runs whole sweeps in machine code.  Compiled lazily (Numba,

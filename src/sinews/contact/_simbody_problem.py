@@ -35,7 +35,8 @@ class _FrictionGroup:
     normal_unknown: bool = False  # CONTACT: is the normal row an unknown of this solve?
     sign: int = 1  # CONTACT: unilateral sign
     known_n: float = 0.0  # KNOWN
-    reaction_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # REACTION
+    # REACTION: the reaction rows whose impulse norm sets the limit
+    reaction_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     contact_index: int = -1  # CONTACT: index into _Problem.contacts
 
 

@@ -31,7 +31,7 @@ Inequalities, per constraint kind (``sign = +-1``)::
     ratchet (uni speed)      like a frictionless normal on its one row
     bounded                  lb <= pi <= ub, verr = 0 when strictly inside
     state-limited friction   ||pi_F|| <= mu N_known
-    constraint-limited fric. ||pi_F|| <= mu ||pi_N||   (pi_N: reaction rows of a bilateral constraint)
+    constraint-limited fric. ||pi_F|| <= mu ||pi_N||   (pi_N: reaction rows of a bilateral)
 
 Friction impulses point *along* the slip velocity error because the force applied to the system is
 ``-G^T pi``: the friction force opposes slip.
@@ -316,7 +316,7 @@ class ImpulseSolver(abc.ABC):
               state_ltd_friction=()) -> ImpulseResult:
         """Solve ``[A+D](pi_expand + pi) = verr_start + verr_applied`` with the records' conditions.
 
-        ``participating`` lists the rows taking part (``None``: all); rows outside it get ``pi = 0``.
+        ``participating`` lists the rows taking part (``None``: all); the others get ``pi = 0``.
         ``expanding`` lists the rows whose entry of the length-m ``pi_expand`` is a given impulse.
         ``D`` is the diagonal softness (length m, ``None``: zero).  The records are updated in place
         with their conditions and impulses; the inputs arrays are not modified.
@@ -387,7 +387,7 @@ class PGSImpulseSolver(ImpulseSolver):
     """Projected Gauss--Seidel with SOR and back-off (Simbody's ``PGSImpulseSolver``).
 
     One iteration sweeps the groups in this order: unconditional rows, unilateral normals,
-    ratchets, unilateral friction, bounded rows, state-limited friction, constraint-limited friction.
+    ratchets, unilateral friction, bounded rows, state-limited and constraint-limited friction.
     Inside a group the residuals are computed first for all its rows (Jacobi), then the rows are
     updated ``pi_r += sor (rhs_r - (A pi)_r) / A_rr`` and projected: normals onto
     ``sign pi <= 0``, friction radially onto its disk, bounded rows onto ``[lb, ub]``.
@@ -413,7 +413,8 @@ class PGSImpulseSolver(ImpulseSolver):
         groups = []  # (kind, rows, limit rows, (float, float), callback writing the condition)
 
         def set_uni(rec, attr):
-            return lambda state: setattr(rec, attr, UniCond.UNI_OFF if state else UniCond.UNI_ACTIVE)
+            conds = (UniCond.UNI_ACTIVE, UniCond.UNI_OFF)
+            return lambda state: setattr(rec, attr, conds[state])
 
         def set_fric(rec):
             conds = (FricCond.ROLLING, FricCond.SLIDING, FricCond.FRIC_OFF)
@@ -837,7 +838,7 @@ class _IntervalState:
         self.flipped = set()
 
     def initial_guess(self, pscale):
-        """Zero, with active normals a hair on the pushing side so ``min(z, 0)`` is on its branch."""
+        """Zero, with normals a hair on the pushing side so ``min(z, 0)`` is on its branch."""
         guess = np.zeros(self.prob.A.shape[0])
         for c in self.prob.contacts:
             guess[c.row] = -c.sign * 1e-8 * pscale
