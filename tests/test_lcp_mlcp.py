@@ -100,10 +100,28 @@ def test_rank_deficient_planted_mlcp(seed):
 
 def test_inconsistent_equalities_reported():
     # 0 * u + 0 * v + 1 = 0 has no solution.
+    for method in ("lemke", "principal_pivoting", "pgs"):
+        res = solve_mlcp([[0.0]], [[0.0]], [[1.0]], [[1.0]], [1.0], [-1.0], method=method)
+        assert not res.converged
+        assert "also tried" in res.status or "failed" in res.status
     res = solve_mlcp([[0.0]], [[0.0]], [[1.0]], [[1.0]], [1.0], [-1.0])
-    assert not res.converged
     assert res.equality_residual == pytest.approx(1.0)
-    assert "equality residual" in res.status
+    assert "equality residual" in res.status and "split LCP" in res.status
+
+
+def test_singular_pivot_block_with_unseen_free_variable():
+    # u appears nowhere (A = 0, D = 0); the equality row fixes v = 1, and w = 0.
+    # K = [[0, 1], [0, 0]] is singular; its pseudo-inverse still gives the exact answer.
+    A, C, D, B, a, b = [[0.0]], [[1.0]], [[0.0]], [[0.0]], [-1.0], [0.0]
+    red = mlcp_to_lcp(A, C, D, B, a, b)
+    assert not red.exact and list(red.swapped) == [0]
+    for method in ("lemke", "principal_pivoting"):
+        res = solve_mlcp(A, C, D, B, a, b, method=method)
+        assert res.converged, res.status
+        np.testing.assert_allclose(res.v, [1.0])
+        assert check_mlcp(A, C, D, B, a, b, res.u, res.v).ok
+    pgs = solve_mlcp(A, C, D, B, a, b, method="pgs")  # reduced matrix has a zero diagonal
+    assert not pgs.converged and "diagonal" in pgs.status
 
 
 def test_pure_lcp_and_pure_linear_system():

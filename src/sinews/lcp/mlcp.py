@@ -37,9 +37,11 @@ zeta = [w_S; v_{R}] (R = the other indices) and its partner omega = [v_S; w_R]:
     w_R      = [D_R, B_RS] [u; v_S] + B_RR v_R + b_R.
 
 Complementarity v_i w_i = 0 is unchanged by the exchange, so this LCP is equivalent to the MLCP
-(and P-matrix structure is preserved by principal pivoting). If no non-singular K is found,
-the minimum-norm reduction is used and :func:`solve_mlcp` falls back to the *split* LCP of size
-2n + m, exact for any A: u = u+ - u-, with
+(and P-matrix structure is preserved by principal pivoting). K^-1 is applied through a complete
+orthogonal decomposition as well; if K is singular too, its pseudo-inverse is used, which is
+exact when the missing directions are free variables that nothing sees (e.g. a column of zeros).
+Otherwise :func:`solve_mlcp` falls back to the minimum-norm elimination and then to the *split*
+LCP of size 2n + m, exact for any A: u = u+ - u-, with
 
     [[ A, -A,  C],   [u+]   [ a]
      [-A,  A, -C],   [u-] + [-a]   >= 0  perp  [u+; u-; v] >= 0,
@@ -193,52 +195,38 @@ def check_mlcp(A, C, D, B, a, b, u, v, tol: float | None = None) -> MLCPCheck:
     return MLCPCheck(w, eq_res, comp, nat, feas, float(tol), bool(ok))
 
 
-def _choose_swap(A: np.ndarray, C: np.ndarray, D: np.ndarray, B: np.ndarray,
-                 rank: int) -> np.ndarray | None:
-    """Complementarity indices S making K = [[A, C_S], [D_S, B_SS]] non-singular, or None."""
+def _choose_swap(A: np.ndarray, C: np.ndarray, rank: int) -> np.ndarray:
+    """n - rank complementarity indices S whose columns of C best span the left null space
+    of A (column-pivoted QR of U^T C), so that K = [[A, C_S], [D_S, B_SS]] can be non-singular.
+    """
     n = A.shape[0]
-    k = n - rank
-    if k > C.shape[1]:
-        return None
+    k = min(n - rank, C.shape[1])
+    if k == 0:
+        return np.zeros(0, dtype=int)
     Q, _, _ = scipy.linalg.qr(A, pivoting=True)
     U = Q[:, rank:]                                     # left null space of A
-    _, RG, piv = scipy.linalg.qr(U.T @ C, pivoting=True)
-    S = np.sort(piv[:k])
-    K = np.block([[A, C[:, S]], [D[S, :], B[np.ix_(S, S)]]])
-    if np.linalg.cond(K) > 1.0 / np.sqrt(EPS):
-        return None
-    return S
+    _, _, piv = scipy.linalg.qr(U.T @ C, pivoting=True)
+    return np.sort(piv[:k])
 
 
-def mlcp_to_lcp(A, C, D, B, a, b, *, rank_tol: float | None = None) -> ReducedLCP:
-    """Eliminate the free variables u; return the reduced LCP and the map back to (u, v).
+def _block_pivot_reduction(A, C, D, B, a, b, S: np.ndarray, rank: int,
+                           rank_tol: float | None) -> ReducedLCP:
+    """Exchange (u, v_S) with (0, w_S) through K = [[A, C_S], [D_S, B_SS]] (module docstring).
 
-    Full-rank A: u = -A+ (a + C v) and the LCP is (B - D A+ C, b - D A+ a) in v. Rank-deficient
-    A: the exact block pivot of the module docstring (or, failing that, the minimum-norm
-    reduction with ``exact=False``).
+    K^-1 is applied as the pseudo-inverse of a complete orthogonal decomposition, so S = {}
+    gives the plain elimination u = -A+ (a + C v). The reduction is exact when K has full rank.
     """
-    A, C, D, B, a, b = _validate_mlcp(A, C, D, B, a, b)
-    if rank_tol is not None:
-        rank_tol = check_tolerance(rank_tol, "rank_tol")
     n, m = A.shape[0], B.shape[0]
-    cod = CompleteOrthogonalDecomposition(A, rank_tol)
-    S = None if cod.rank == n else _choose_swap(A, C, D, B, cod.rank)
-    if cod.rank == n or S is None:
-        AinvC = cod.pinv_solve(C)           # n x m
-        Ainva = cod.pinv_solve(a)           # n
-        return ReducedLCP(M=B - D @ AinvC, q=b - D @ Ainva, rank=cod.rank,
-                          swapped=np.zeros(0, dtype=int), exact=cod.rank == n,
-                          u_map=-AinvC, u_offset=-Ainva, v_map=np.eye(m), v_offset=np.zeros(m))
     R = np.setdiff1d(np.arange(m), S)
     k = S.size
     K = np.block([[A, C[:, S]], [D[S, :], B[np.ix_(S, S)]]])
     H = np.vstack([C[:, R], B[np.ix_(S, R)]])
     p = np.concatenate([a, b[S]])
     E = np.vstack([np.zeros((n, k)), np.eye(k)])      # places w_S in the rows of S
-    lu = scipy.linalg.lu_factor(K)
+    cod = CompleteOrthogonalDecomposition(K, rank_tol)
     # [u; v_S] = X zeta + x0 with zeta = [w_S; v_R]
-    X = np.hstack([scipy.linalg.lu_solve(lu, E), -scipy.linalg.lu_solve(lu, H)])
-    x0 = -scipy.linalg.lu_solve(lu, p)
+    X = np.hstack([cod.pinv_solve(E), -cod.pinv_solve(H)])
+    x0 = -cod.pinv_solve(p)
     Rm = np.hstack([D[R, :], B[np.ix_(R, S)]])
     M_red = np.vstack([X[n:], Rm @ X + np.hstack([np.zeros((R.size, k)), B[np.ix_(R, R)]])])
     q_red = np.concatenate([x0[n:], Rm @ x0 + b[R]])
@@ -247,8 +235,23 @@ def mlcp_to_lcp(A, C, D, B, a, b, *, rank_tol: float | None = None) -> ReducedLC
     v_map[S] = X[n:]
     v_offset[S] = x0[n:]
     v_map[R, k:] = np.eye(R.size)
-    return ReducedLCP(M=M_red, q=q_red, rank=cod.rank, swapped=S, exact=True,
+    return ReducedLCP(M=M_red, q=q_red, rank=rank, swapped=S, exact=cod.rank == n + k,
                       u_map=X[:n], u_offset=x0[:n], v_map=v_map, v_offset=v_offset)
+
+
+def mlcp_to_lcp(A, C, D, B, a, b, *, rank_tol: float | None = None) -> ReducedLCP:
+    """Eliminate the free variables u; return the reduced LCP and the map back to (u, v).
+
+    Full-rank A: u = -A+ (a + C v) and the LCP is (B - D A+ C, b - D A+ a) in v. Rank-deficient
+    A: the block pivot of the module docstring (``exact`` is False when K is singular too, and
+    the pseudo-inverse of K was used).
+    """
+    A, C, D, B, a, b = _validate_mlcp(A, C, D, B, a, b)
+    if rank_tol is not None:
+        rank_tol = check_tolerance(rank_tol, "rank_tol")
+    rank = CompleteOrthogonalDecomposition(A, rank_tol).rank
+    S = _choose_swap(A, C, rank) if rank < A.shape[0] else np.zeros(0, dtype=int)
+    return _block_pivot_reduction(A, C, D, B, a, b, S, rank, rank_tol)
 
 
 _SOLVERS = {"lemke": solve_lemke, "principal_pivoting": solve_principal_pivoting,
@@ -272,33 +275,51 @@ def solve_mlcp(A, C, D, B, a, b, *, method: str = "lemke", rank_tol: float | Non
     rank_tol : relative rank threshold of the complete orthogonal decomposition of A.
     tol : acceptance tolerance of :func:`check_mlcp` (default sqrt(eps) * data scale).
 
-    If the reduction is not exact (rank-deficient A and no block pivot found) and its solution
-    violates the equality rows, the split LCP of size 2n + m (module docstring) is solved
-    instead. ``converged`` is True only
-    when :func:`check_mlcp` accepts the returned (u, v).
+    The reduction of :func:`mlcp_to_lcp` is tried first. Only when it is not exact (A and the
+    pivot block K both singular) and its answer fails :func:`check_mlcp` are the minimum-norm
+    elimination and then the split LCP of size 2n + m (module docstring) tried, in that order.
+    The first answer that passes the check is returned; if none does, the first attempt's.
+    ``converged`` is True only when :func:`check_mlcp` accepts the returned (u, v).
     """
     A, C, D, B, a, b = _validate_mlcp(A, C, D, B, a, b)
     if method not in _SOLVERS:
         raise ValueError(f"method must be one of {sorted(_SOLVERS)}, got {method!r}")
+    if rank_tol is not None:
+        rank_tol = check_tolerance(rank_tol, "rank_tol")
     n, m = A.shape[0], B.shape[0]
-    red = mlcp_to_lcp(A, C, D, B, a, b, rank_tol=rank_tol)
-    lcp = _solve_lcp(method, red.M, red.q, options)
-    u, v = red.recover(lcp.z)
-    chk = check_mlcp(A, C, D, B, a, b, u, v, tol)
-    path = f"reduced LCP (rank A = {red.rank} of {n}"
-    path += f", block pivot on v{list(map(int, red.swapped))})" if red.swapped.size else ")"
-    if not chk.ok and not red.exact:
-        # Rank-deficient A: the minimum-norm elimination is not exact; use the split form.
+
+    def attempt_reduced(red: ReducedLCP, path: str):
+        lcp = _solve_lcp(method, red.M, red.q, options)
+        u, v = red.recover(lcp.z)
+        return lcp, u, v, check_mlcp(A, C, D, B, a, b, u, v, tol), path
+
+    def attempt_split():
         M_split = np.block([[A, -A, C], [-A, A, -C], [D, -D, B]])
         q_split = np.concatenate([a, -a, b])
-        lcp_split = _solve_lcp(method, M_split, q_split, options)
-        u_s = lcp_split.z[:n] - lcp_split.z[n:2 * n]
-        v_s = lcp_split.z[2 * n:]
-        chk_s = check_mlcp(A, C, D, B, a, b, u_s, v_s, tol)
-        if chk_s.ok or not lcp.converged:
-            lcp, u, v, chk = lcp_split, u_s, v_s, chk_s
-            path = f"split LCP of size {2 * n + m} (rank A = {red.rank} of {n})"
-    converged = bool(lcp.converged and chk.ok)
+        lcp = _solve_lcp(method, M_split, q_split, options)
+        u = lcp.z[:n] - lcp.z[n:2 * n]
+        v = lcp.z[2 * n:]
+        return (lcp, u, v, check_mlcp(A, C, D, B, a, b, u, v, tol),
+                f"split LCP of size {2 * n + m}")
+
+    red = mlcp_to_lcp(A, C, D, B, a, b, rank_tol=rank_tol)
+    path = f"reduced LCP (rank A = {red.rank} of {n}"
+    path += f", block pivot on v{list(map(int, red.swapped))})" if red.swapped.size else ")"
+    def passes(t) -> bool:
+        return bool(t[0].converged and t[3].ok)
+
+    attempts = [attempt_reduced(red, path)]
+    if not red.exact and not passes(attempts[0]):
+        if red.swapped.size:
+            plain = _block_pivot_reduction(A, C, D, B, a, b, np.zeros(0, dtype=int), red.rank,
+                                           rank_tol)
+            attempts.append(attempt_reduced(
+                plain, f"minimum-norm reduced LCP (rank A = {red.rank} of {n})"))
+        if not passes(attempts[-1]):
+            attempts.append(attempt_split())
+    passing = [t for t in attempts if passes(t)]
+    lcp, u, v, chk, path = passing[0] if passing else attempts[0]
+    converged = bool(passing)
     if converged:
         status = f"solved via {path}"
     elif not lcp.converged:
@@ -307,6 +328,8 @@ def solve_mlcp(A, C, D, B, a, b, *, method: str = "lemke", rank_tol: float | Non
         status = (f"{path}: MLCP check failed (equality residual {chk.equality_residual:.3g}, "
                   f"feasibility {chk.feasibility:.3g}, natural residual "
                   f"{chk.natural_residual:.3g}, tol {chk.tol:.3g})")
+    if not converged and len(attempts) > 1:
+        status += f"; also tried: {', '.join(t[4] for t in attempts[1:])}"
     return MLCPResult(u=u, v=v, w=chk.w, converged=converged, status=status,
                       equality_residual=chk.equality_residual,
                       complementarity=chk.complementarity, feasibility=chk.feasibility, lcp=lcp)
