@@ -37,7 +37,6 @@ class _FrictionGroup:
     known_n: float = 0.0  # KNOWN
     # REACTION: the reaction rows whose impulse norm sets the limit
     reaction_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    contact_index: int = -1  # CONTACT: index into _Problem.contacts
 
 
 @dataclass
@@ -210,7 +209,7 @@ def assemble(participating, A, D, expanding, pi_expand, verr_start, verr_applied
             unknown[F] = True
             rec.friction_cond = FricCond.ROLLING
             g = _FrictionGroup(rows=F, mu=mu, limit=_Limit.CONTACT, record=rec, normal_row=int(n),
-                               normal_unknown=normal_unknown, sign=sign, contact_index=ci)
+                               normal_unknown=normal_unknown, sign=sign)
             if ci >= 0:
                 contacts[ci].friction = len(frictions)
             frictions.append(g)
@@ -288,12 +287,3 @@ def assemble(participating, A, D, expanding, pi_expand, verr_start, verr_applied
                     pi_expand=piE, unknown=np.flatnonzero(unknown), uncond_groups=uncond_groups,
                     uncond_records=uncond_records,
                     contacts=contacts, speeds=speeds, bounded=bnd, frictions=frictions)
-
-
-def friction_radius(g: _FrictionGroup, pi: np.ndarray, pi_expand: np.ndarray) -> float:
-    """Radius of the friction disk of group ``g`` for the impulses ``pi`` (PGS form, Simbody A2)."""
-    if g.limit == _Limit.CONTACT:
-        return g.mu * abs(pi[g.normal_row] + pi_expand[g.normal_row])
-    if g.limit == _Limit.KNOWN:
-        return g.mu * g.known_n
-    return g.mu * float(np.linalg.norm(pi[g.reaction_rows] + pi_expand[g.reaction_rows]))
