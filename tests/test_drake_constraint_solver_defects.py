@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sinews.contact.constraint_solver import (AccelProblemData, ConstraintSolver, VelProblemData,
+from sinews.contact.constraint_solver import (ConstraintSolver, VelProblemData,
                                               cfm_erp_from_stiffness_damping)
 
 from test_drake_rod2d import (Rod2D, accel_problem, check_accel_solution, check_vel_solution,

@@ -2,10 +2,10 @@
 Rod2D model, with the contact (0, 1, 2 extra copies) and friction-direction (1..4 directions per
 cone) duplication sweeps.
 
-Every solution is checked independently: the Signorini/Coulomb conditions are re-evaluated from the
-test's own dense matrices (``check_accel_solution`` / ``check_vel_solution``), sums over contacts are
-asserted where the split between redundant contacts is not unique, and the exact values of the
-reference port are asserted only for the problems without duplication.
+Every solution is checked independently: the Signorini/Coulomb conditions are re-evaluated from
+the test's own dense matrices (``check_accel_solution`` / ``check_vel_solution``), sums over
+contacts are asserted where the split between redundant contacts is not unique, and the exact
+values of the reference port are asserted only for the problems without duplication.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 The planar rod of Drake's ``examples/rod2d`` (reference notes drake.md §5.1), written from its
 equations: q = (x, y, theta), v = (xdot, ydot, thetadot), M = diag(m, m, J), ground y = 0. A rod
-endpoint p = (x -/+ h cos theta, y -/+ h sin theta) is a contact when p_y <= 0 (left endpoint first).
+endpoint p = (x -/+ h cos theta, y -/+ h sin theta) is a contact when p_y <= 0 (left endpoint
+first).
 With r = p - (x, y):
 
 * normal row  N_i = [0, 1, r_x]   (normal velocity of the endpoint: ydot + thetadot r_x);

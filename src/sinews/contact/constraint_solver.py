@@ -10,7 +10,8 @@ normal Jacobian N (nc x nv), nr = sum(r) friction spanning directions with Jacob
 each contact i contributes r[i] rows, the solver adds the negated directions -F itself), nl
 generic unilateral constraints ("limits") L (nl x nv), nb bilateral constraints G (nb x nv).
 
-**Acceleration level** (:class:`AccelProblemData`, :meth:`ConstraintSolver.solve_constraint_problem`)::
+**Acceleration level** (:class:`AccelProblemData`,
+:meth:`ConstraintSolver.solve_constraint_problem`)::
 
     M v' = tau + (N^T - mu Q^T) fN + F^T fF + L^T fL + G^T fG
     0 = G v' + kG
