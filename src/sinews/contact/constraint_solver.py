@@ -691,9 +691,8 @@ class ConstraintSolver:
             match = re.search(r"regularisation 1e(-?\d+)", reg.status)
             if match:
                 regularization = 10.0 ** int(match.group(1))
-            if reg.converged or match:
-                res = reg
-                status = "regularized lcp" if regularization else "lcp"
+            res = reg  # z = 0 with the wrapper's status if every attempt failed
+            status = "regularized lcp" if regularization else "lcp"
         z = np.array(res.z, dtype=float)
         check = check_lcp(MM, qq, z)
         converged = bool(res.converged and check.ok)
