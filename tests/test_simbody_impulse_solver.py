@@ -477,3 +477,48 @@ def test_bad_phase_and_settings(cls):
         cls(max_rolling_speed=-1.0)
     with pytest.raises(ValueError, match="rhs"):
         cls().solve_bilateral(None, np.eye(2), None, [1.0])
+
+
+# ------------------------------------------------------------------------------------------------
+# A brick sliding to a stop (contact solves over time steps, velocity level)
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("cls", SOLVERS)
+def test_brick_slides_to_a_stop(cls):
+    """v0 = 2 m/s, mu = 0.5: stops after v0/(mu g) having slid v0^2/(2 mu g), then stays."""
+    g, mu, v0, h = 9.8066, 0.5, 2.0, 2e-3
+    M, G, u = brick_landing(velocity=(v0, 0.0, 0.0))
+    mass = M[0, 0]
+    Minv = np.linalg.inv(M)
+    A = G @ Minv @ G.T
+    du_applied = h * Minv @ np.array([0.0, 0.0, -mass * g, 0.0, 0.0, 0.0])  # gravity
+    solver = tight(cls) if cls is PGSImpulseSolver else PLUSImpulseSolver()
+    x, stop_time = 0.0, None
+    for step in range(260):
+        recs = [UniContactRT(normal=3 * i, friction=(3 * i + 1, 3 * i + 2), eff_mu=mu)
+                for i in range(4)]
+        res = solver.solve(0, None, A, None, (), None, G @ u, G @ du_applied, uni_contact=recs)
+        assert res.converged
+        normals = res.pi[0::3]
+        assert normals.sum() == pytest.approx(-mass * g * h, rel=1e-9)  # supports the weight
+        u_new = u + du_applied - Minv @ G.T @ res.pi
+        if step == 0:
+            assert u_new[0] == pytest.approx(v0 - mu * g * h, rel=1e-9)  # dynamic friction
+            # (PGS may carry the weight on the front corners only: the back ones are then off)
+            assert all(r.friction_cond in (FricCond.SLIDING, FricCond.FRIC_OFF) for r in recs)
+            if cls is PLUSImpulseSolver:  # min-norm: left/right symmetric, front carries more
+                assert all(r.friction_cond == FricCond.SLIDING for r in recs)
+                assert normals[0] == pytest.approx(normals[1], rel=1e-9)
+                assert normals[2] == pytest.approx(normals[3], rel=1e-9)
+                assert abs(normals[2]) > abs(normals[0])
+        if cls is PLUSImpulseSolver:
+            assert abs(u_new[5]) < 1e-12  # no yaw
+        np.testing.assert_allclose(u_new[2:5], 0.0, atol=1e-9)  # stays flat on the ground
+        u = u_new
+        x += h * u[0]
+        if stop_time is None and abs(u[0]) < 1e-9:
+            stop_time = (step + 1) * h
+    assert stop_time == pytest.approx(v0 / (mu * g), abs=h)
+    assert x == pytest.approx(v0**2 / (2 * mu * g), abs=h * v0)  # first-order stepping
+    assert abs(u[0]) < 1e-9
+    assert all(r.friction_cond in (FricCond.ROLLING, FricCond.FRIC_OFF) for r in recs)
+    assert any(r.friction_cond == FricCond.ROLLING for r in recs)
