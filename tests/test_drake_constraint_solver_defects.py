@@ -144,8 +144,11 @@ def test_limit_rows_keep_sliding_friction_term():
     vdot = check_accel_solution(dense, sol.cf)
     assert vdot == pytest.approx(vdot_oracle, abs=1e-10)
     # the linear-system alternative agrees (all constraints active here)
-    lin = FIXED.solve_constraint_problem(data.replace(use_complementarity_problem_solver=False))
+    lin_data = data.replace(use_complementarity_problem_solver=False)
+    lin = FIXED.solve_constraint_problem(lin_data)
     assert lin.cf == pytest.approx(z_oracle, abs=1e-10)
+    # ... and so does Drake's linear-system path, which never had the defect
+    assert DRAKE.solve_constraint_problem(lin_data).cf == pytest.approx(z_oracle, abs=1e-10)
 
     # Drake's L rows: the LCP "succeeds" with fL = 0 and thetadot' = -9.81 (limit violated).
     bad = DRAKE.solve_constraint_problem(data)

@@ -740,16 +740,17 @@ class ConstraintSolver:
         W = _delassus_blocks(ops, inverse)
         rows_k = _rows(ops, a_b, data)
         nc, nr = ops.nc, ops.nr
-        if compat and ops.nl:
-            # Drake overwrites the L rows with the transpose of the L columns (drops -mu Q^T).
-            s = nc + nr
-            W[s:, :nc] = W[:nc, s:].T
-
         extra: dict = {}
         if data.use_complementarity_problem_solver:
+            W_lcp = W
+            if compat and ops.nl:
+                # Drake overwrites the LCP's L rows with the transpose of its L columns, which
+                # drops -mu Q^T (its linear-system path does not).
+                W_lcp = W.copy()
+                W_lcp[nc + nr:, :nc] = W[:nc, nc + nr:].T
             layout = _accel_layout(data)
             P = layout.unpack_map()
-            MM = P.T @ W @ P + _cone_coupling(layout, data.r, data.non_sliding_contacts,
+            MM = P.T @ W_lcp @ P + _cone_coupling(layout, data.r, data.non_sliding_contacts,
                                               data.mu_non_sliding)
             qq = P.T @ rows_k
             out = self._solve_lcp(MM, qq, regularize=False)
