@@ -37,12 +37,29 @@ def test_fast_drake_table(name, M, q, z):
 
 
 def test_fast_problem1_unique_solution():
-    # Drake's test expects its fast solver to fail here; this port finds the (unique, M is a
-    # P-matrix) solution within its 2n iteration limit. Both are allowed by the method.
+    # M is a P-matrix, so e16 is the only solution; the corrected drop rule finds it in 2n.
     res = solve_principal_pivoting(M_PROBLEM1, -np.ones(16))
-    if res.converged:
-        np.testing.assert_allclose(res.z, np.eye(16)[15], atol=1e-12)
+    assert res.converged, res.status
+    np.testing.assert_allclose(res.z, np.eye(16)[15], atol=1e-12)
     assert solve_principal_pivoting(M_PROBLEM1, -np.ones(16), max_iter=3).converged is False
+
+
+def test_fast_problem1_drake_compat_reproduces_drake_outcomes():
+    # Drake's test table: Fast fails on problem 1, and FastRegularized returns something else
+    # (0.5 in the last entry, at alpha = 1), which does not solve the original problem.
+    res = solve_principal_pivoting(M_PROBLEM1, -np.ones(16), drake_compat=True)
+    assert not res.converged and "iteration limit" in res.status
+    reg = solve_principal_pivoting_regularized(M_PROBLEM1, -np.ones(16), drake_compat=True)
+    assert not reg.converged and "1e0 I" in reg.status
+    np.testing.assert_allclose(reg.z[-1], 0.5, atol=1e-12)
+    np.testing.assert_allclose(reg.z[:-1], 0.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name,M,q,z", FAST_TABLE, ids=[t[0] for t in FAST_TABLE])
+def test_fast_drake_compat_table(name, M, q, z):
+    res = solve_principal_pivoting(M, q, drake_compat=True)
+    assert res.converged, res.status
+    np.testing.assert_allclose(res.z, z, atol=TOL)
 
 
 def test_fast_failure_and_empty():
