@@ -22,6 +22,9 @@ singularity check, as in Drake: a singular M_AA gives IEEE infinities and the it
 (Drake's test problem 3 is solved that way). On failure z = 0.
 
 ``tol`` = ``zero_tol`` when >= 0 (0 is honoured, as in Drake), else n * max|M_ij| * 10 eps.
+
+``drake_compat=True`` reproduces Drake's outcomes when an index is added and another dropped in
+the same iteration (see :func:`solve_principal_pivoting`); docs/lcp.md, deviation 8.
 """
 
 from __future__ import annotations
