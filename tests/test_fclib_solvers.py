@@ -26,7 +26,9 @@ SOLVERS = {"pgs": solve_pgs, "admm": solve_admm, "auto": solve}
 # sliding with W = diag(2, 4, 4), q = (-2, 0, 6), mu = 0.25: r_n = 1, r_t = (0, -0.25),
 #          u_t = 4 (-0.25) + 6 = 5 > 0  (opposite to r_t)
 # take-off: q = (1, 3, 0)  ->  r = 0, u = q
+# frictionless (mu = 0): q = (-1, 2, 0)  ->  r = (1, 0, 0), u = (0, 2, 0)
 CASES = {
+    "frictionless": (np.eye(3), [-1.0, 2.0, 0.0], 0.0, [1.0, 0.0, 0.0], [0.0, 2.0, 0.0]),
     "stick": (np.eye(3), [-1.0, 0.1, 0.0], 0.5, [1.0, -0.1, 0.0], [0.0, 0.0, 0.0]),
     "slide": (np.eye(3), [-1.0, 2.0, 0.0], 0.5, [1.0, -0.5, 0.0], [0.0, 1.5, 0.0]),
     "slide_diag": (np.diag([2.0, 4.0, 4.0]), [-2.0, 0.0, 6.0], 0.25, [1.0, 0.0, -0.25], [0.0, 0.0, 5.0]),
@@ -139,6 +141,27 @@ def test_fclib_pgs_and_admm_agree_on_small_problems(siconos_dir, name):
     scale = np.abs(a.r).max()
     np.testing.assert_allclose(a.r, b.r, atol=1e-7 * scale)
     np.testing.assert_allclose(a.u, b.u, atol=1e-7 * max(np.abs(a.u).max(), 1e-12))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fclib_random_problems_pgs_admm_agree(seed):
+    """Random well-conditioned problems (W = J J^T + small ridge, mixed statuses): both solvers
+    reach 1e-10 by the independent checker and agree on the (unique) velocities."""
+    rng = np.random.default_rng(seed)
+    nc = int(rng.integers(2, 9))
+    J = rng.normal(size=(3 * nc, 3 * nc + 6))
+    W = J @ J.T / (3 * nc) + 0.05 * np.eye(3 * nc)
+    q = rng.normal(size=3 * nc)
+    mu = rng.uniform(0.0, 1.0, size=nc)
+    p = FrictionContactProblem(W, q, mu)
+    a = solve_pgs(p, tol=1e-10, max_iter=50000)
+    b = solve_admm(p, tol=1e-10, max_iter=50000)
+    assert a.converged and b.converged
+    assert natural_map_error(p, a.r) <= 1e-10 and natural_map_error(p, b.r) <= 1e-10
+    np.testing.assert_allclose(a.u, b.u, atol=1e-6 * (1 + np.abs(a.u).max()))
+    # the reactions lie in the cones
+    ra = a.r.reshape(-1, 3)
+    assert np.all(np.hypot(ra[:, 1], ra[:, 2]) <= mu * ra[:, 0] + 1e-12)
 
 
 def test_fclib_velocities_agree_on_singular_stack(siconos_dir):
