@@ -522,3 +522,29 @@ def test_brick_slides_to_a_stop(cls):
     assert abs(u[0]) < 1e-9
     assert all(r.friction_cond in (FricCond.ROLLING, FricCond.FRIC_OFF) for r in recs)
     assert any(r.friction_cond == FricCond.ROLLING for r in recs)
+
+
+@pytest.mark.parametrize("cls", SOLVERS)
+@pytest.mark.parametrize("theta_deg", [10.0, 25.0, 26.0, 40.0])
+def test_block_on_incline_stick_slip(cls, theta_deg):
+    """At rest on a slope: stays if tan(theta) <= mu, else slides at g (sin - mu cos)."""
+    g, mu, h, mass = 9.81, 0.48, 1e-3, 3.0  # atan(0.48) = 25.6 degrees
+    th = np.deg2rad(theta_deg)
+    n = np.array([-np.sin(th), 0.0, np.cos(th)])  # slope normal
+    down = np.array([-np.cos(th), 0.0, -np.sin(th)])  # down-slope direction
+    G = np.array([n, down, np.cross(n, down)])
+    Minv = np.eye(3) / mass
+    A = G @ Minv @ G.T
+    du_applied = h * Minv @ (mass * g * np.array([0.0, 0.0, -1.0]))
+    rec = UniContactRT(normal=0, friction=(1, 2), eff_mu=mu)
+    res = tight(cls).solve(0, None, A, None, (), None, np.zeros(3), G @ du_applied,
+                           uni_contact=[rec])
+    assert res.converged
+    u = du_applied - Minv @ G.T @ res.pi
+    accel = max(0.0, g * (np.sin(th) - mu * np.cos(th)))
+    np.testing.assert_allclose(u, h * accel * down, atol=1e-12)
+    assert res.pi[0] == pytest.approx(-mass * g * np.cos(th) * h, rel=1e-9)
+    if np.tan(th) <= mu:
+        assert rec.friction_cond == FricCond.ROLLING
+    else:
+        assert rec.friction_cond in (FricCond.SLIDING, FricCond.IMPENDING)
