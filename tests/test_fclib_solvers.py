@@ -232,6 +232,16 @@ def test_fclib_solvers_reject_bad_input():
             method("not a problem")
     with pytest.raises(ValueError, match="omega"):
         solve_pgs(p, omega=2.5)
+    with pytest.raises(ValueError, match="rho"):
+        solve_admm(p, rho=-1.0)
+    with pytest.raises(ValueError, match="alpha"):
+        solve_admm(p, alpha=2.0)
+    with pytest.raises(ValueError, match="eta"):
+        solve_admm(p, eta=-1.0)
+    with pytest.raises(ValueError, match="W"):
+        solve_pgs(p, W=np.eye(3, dtype=np.float32))
+    with pytest.raises(ValueError, match="chunk"):
+        solve(p, chunk=0)
     p2 = FrictionContactProblem(np.eye(2), [-1.0, 0.0], [0.5], dimension=2)
     with pytest.raises(ValueError, match="dimension"):
         solve_pgs(p2)

@@ -242,6 +242,12 @@ def admm_solve(W, q, mu, r0, tol, max_iter, rho, result_cls, *, eta=None, alpha=
         rho = np.sqrt(lmax * max(eta, 1e-4 * lmax))
     if not (rho > 0 and np.isfinite(rho)):
         raise ValueError(f"rho: must be a positive number, got {rho}")
+    if not (eta >= 0 and np.isfinite(eta)):
+        raise ValueError(f"eta: must be a finite number >= 0, got {eta}")
+    if not (0.0 < alpha < 2.0):
+        raise ValueError(f"alpha: must lie in (0, 2), got {alpha}")
+    if not (rho_ratio > 1.0 and int(rho_every) >= 1 and int(max_factorizations) >= 1):
+        raise ValueError("rho_ratio, rho_every, max_factorizations: need > 1, >= 1, >= 1")
     st = np.zeros((6, m))
     st[0] = r0 / cc
     st[1] = st[0]

@@ -1,6 +1,6 @@
 """FCLib frictional-contact problems, their natural-map error, and 3-D friction solvers.
 
-The local frictional contact problem (FCLib, Acary, Cadoux, Lemaréchal & Malick 2014; Acary,
+The local frictional contact problem (FCLib: Acary, Brémond, Koziara & Pérignon 2014; Acary,
 Brémond & Huber 2018, §2) with n_c contacts in dimension d (components [n, t1, t2] per contact,
 normal first) is: given W (m×m, m = d n_c, symmetric positive semi-definite), q (m) and
 mu (n_c), find the reaction r and the relative velocity u with
@@ -28,7 +28,7 @@ Solvers (one shared :class:`FrictionContactResult`):
 * :func:`solve_admm` -- ADMM on the Delassus operator with a De Saxcé fixed point, proximal
   regularisation and adaptive (residual-balancing) penalty; see :mod:`sinews.contact._fc3d_admm`.
   Handles the rank-deficient, badly scaled Delassus matrices where PGS stalls.
-* :func:`solve` -- PGS first, ADMM warm-started from it if PGS has not converged.
+* :func:`solve` -- PGS while its error keeps falling, then ADMM warm-started from PGS's reactions.
 
 Readers: :func:`read_fclib` (HDF5; global problems condensed to W = H^T M^-1 H,
 q = H^T M^-1 f + w), :func:`read_siconos_dat` (Siconos fc2d/fc3d ``.dat``), :func:`load_problem`.
@@ -37,7 +37,6 @@ q = H^T M^-1 f + w), :func:`read_siconos_dat` (Siconos fc2d/fc3d ``.dat``), :fun
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -321,7 +320,19 @@ def solve_pgs(problem, *, tol=1e-8, max_iter=5000, omega=1.0, r0=None, W=None, c
 
 
 def solve_admm(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, rho=None, **options):
-    """ADMM on the Delassus operator (see :mod:`sinews.contact._fc3d_admm`)."""
+    """ADMM on the Delassus operator (see :mod:`sinews.contact._fc3d_admm`).
+
+    Args:
+        problem: a 3-D :class:`FrictionContactProblem`.
+        tol: target natural-map error ||F_nat|| / (1 + ||q||).
+        max_iter: maximum number of ADMM iterations.
+        r0: warm start (m,), default zero (the multiplier starts at -(u + s) of r0).
+        W: optional pre-densified C-contiguous W.
+        rho: initial penalty (default: sqrt(lambda_max * 1e-4 lambda_max) of the scaled W).
+        **options: ``eta`` (proximal weight, default 1e-6 lambda_max), ``alpha`` (over-relaxation
+            in (0, 2), default 1.6), ``rho_ratio`` (5), ``rho_every`` (40), ``max_factorizations``
+            (60), ``adapt`` (True), ``scale_contacts`` (True), ``dual_warm_start`` (True).
+    """
     from ._fc3d_admm import admm_solve
 
     r = _check_solver_args(problem, tol, max_iter, r0)
