@@ -98,6 +98,7 @@ class _Progress:
         self.last = -np.inf
         self.shown = False
         self.last_step = -1
+        self.t1 = None
 
     def __call__(self, step: int):
         if self.callback is not None:
@@ -106,6 +107,8 @@ class _Progress:
         if not self.enabled:
             return
         now = time.perf_counter()
+        if step == 1:
+            self.t1 = now  # the rate is measured from the first step (excludes compilation)
         elapsed = now - self.t0
         if elapsed < self.delay or (now - self.last < self.every and step < self.nsteps):
             return
@@ -113,10 +116,13 @@ class _Progress:
         self.shown = True
         self.last_step = step
         frac = step / self.nsteps
-        eta = elapsed / frac - elapsed if frac > 0 else float("nan")
+        if step > 1 and self.t1 is not None:
+            left = f"~{(now - self.t1) / (step - 1) * (self.nsteps - step):.1f} s left"
+        else:
+            left = "starting"
         sys.stderr.write(
             f"\r{self.label}: {100 * frac:5.1f}% ({step}/{self.nsteps} steps, "
-            f"{elapsed:.1f} s elapsed, ~{eta:.1f} s left)   "
+            f"{elapsed:.1f} s elapsed, {left})   "
         )
         sys.stderr.flush()
 
