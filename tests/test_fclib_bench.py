@@ -17,7 +17,9 @@ def test_fclib_bench_quick_main_writes_rows(tmp_path):
     pytest.importorskip("pinocchio")
     out = tmp_path / "contact.json"
     plot = tmp_path / "profile.png"
-    assert bench.main(["--quick", "--json", str(out), "--plot", str(plot)]) == 0
+    md = tmp_path / "table.md"
+    assert bench.main(["--quick", "--json", str(out), "--plot", str(plot), "--markdown", str(md)]) == 0
+    assert md.read_text().count("| Rover4396 | 2 |") == 1
     rows = json.loads(out.read_text())["rows"]
     assert len(rows) == len(bench.SINEWS_SOLVERS) * len(bench.PEERS)
     for row in rows:

@@ -22,7 +22,7 @@ Pinocchio's dense PGS keeps an m×m matrix on the stack and crashes above ~341 c
 default 8 MiB stack (see ``shared/reference/landscape.md`` §1.1); such runs are done in a child
 process with an unlimited stack soft limit.
 
-Options: ``--json PATH`` (rows as in the issue), ``--quick`` (one small problem, few repeats),
+Options: ``--json PATH`` (rows as in the issue), ``--markdown PATH`` (the docs table), ``--quick`` (one small problem, few repeats),
 ``--problems SUBSTR ...`` (filter by name), ``--max-iter N`` (default 5000), ``--tol``,
 ``--accept``, ``--plot PATH`` (performance profile; the full run writes
 ``docs/img/contact-performance-profile.png`` when that folder exists), ``--no-plot``.
@@ -226,8 +226,10 @@ def benchmark(problems, *, tol=1e-8, max_iter=5000, accept=1e-6, repeats=7, budg
         for who in SINEWS_SOLVERS + PEERS:
             if who in SINEWS_SOLVERS:
                 r, iters, sec = run_sinews(p, who, tol, max_iter, repeats, budget)
-            else:
+            elif _pin_available():
                 r, iters, sec = run_peer(p, who, tol, max_iter, repeats, budget)
+            else:  # peer not installed: reported as not solved
+                r, iters, sec = None, -1, math.nan
             err = natural_map_error(p, r) if r is not None else math.nan
             ok = bool(r is not None and err <= accept)
             runs.append({"problem": p.name, "contacts": p.contacts, "who": who, "error": err,
@@ -342,6 +344,7 @@ def main(argv=None):
     ap.add_argument("--accept", type=float, default=1e-6)
     ap.add_argument("--plot", type=Path, default=None)
     ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--markdown", type=Path, default=None, help="write the table as Markdown")
     args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
     filters = args.problems if args.problems else ((QUICK_PROBLEM,) if args.quick else ())
     problems = load_problems(filters)
@@ -361,6 +364,9 @@ def main(argv=None):
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"rows": rows}, indent=1))
         print(f"wrote {args.json}")
+    if args.markdown is not None:
+        args.markdown.write_text(markdown_table(rows))
+        print(f"wrote {args.markdown}")
     plot = args.plot
     if plot is None and not args.quick and not args.no_plot and DEFAULT_PLOT.parent.is_dir():
         plot = DEFAULT_PLOT
@@ -384,6 +390,50 @@ def _summary(runs):
             wins += min(ours) <= min(theirs)
     print(f"  fastest sinews solver at least as fast as the fastest Pinocchio solver on {wins}/{both} "
           f"problems both solve")
+
+
+def _pin_available():
+    try:
+        import pinocchio  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def markdown_table(rows):
+    """The JSON rows as the Markdown table of ``docs/frictional-contact.md``."""
+    def fmt_us(us):
+        if us >= 1e6:
+            return f"{us / 1e6:.2f} s"
+        if us >= 1e3:
+            return f"{us / 1e3:.1f} ms"
+        return f"{us:.0f} µs"
+
+    def cell(err, it, us, ok):
+        if err is None or us is None:
+            return "failed"
+        return f"{err:.1e}{'' if ok else ' ✗'} / {it} / {fmt_us(us)}"
+
+    out = ["| problem | contacts | sinews PGS | sinews ADMM | sinews auto | Pinocchio PGS | "
+           "Pinocchio ADMM | best sinews / best Pinocchio |",
+           "|---|---:|---|---|---|---|---|---:|"]
+    for name in dict.fromkeys(r["problem"] for r in rows):
+        rs = [r for r in rows if r["problem"] == name]
+        ours = {r["solver"]: r for r in rs}
+        peers = {r["peer"]: r for r in rs}
+        cells = [cell(ours[k]["sinews_error"], ours[k]["sinews_iterations"], ours[k]["sinews_us"],
+                      ours[k]["sinews_converged"]) for k in SINEWS_SOLVERS]
+        cells += [cell(peers[k]["peer_error"], peers[k]["peer_iterations"], peers[k]["peer_us"],
+                       peers[k]["peer_converged"]) for k in PEERS]
+        t_ours = [ours[k]["sinews_us"] for k in SINEWS_SOLVERS if ours[k]["sinews_converged"]]
+        t_peer = [peers[k]["peer_us"] for k in PEERS if peers[k]["peer_converged"]]
+        ratio = "–"
+        if t_ours and t_peer:
+            ratio = f"{min(t_ours) / min(t_peer):.2f}"
+            if min(t_ours) > min(t_peer):
+                ratio = f"**{ratio}**"
+        out.append(f"| {name} | {rs[0]['contacts']} | " + " | ".join(cells) + f" | {ratio} |")
+    return "\n".join(out) + "\n"
 
 
 def _pin_version():
