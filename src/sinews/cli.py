@@ -61,9 +61,10 @@ def _format(value) -> str:
     return str(value)
 
 
-def _list_demos(out=sys.stdout) -> int:
+def _list_demos(out=None) -> int:
     from . import demos
 
+    out = sys.stdout if out is None else out
     found = demos.discover()
     if not found:
         print("No demos available.", file=out)
