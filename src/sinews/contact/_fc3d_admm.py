@@ -19,12 +19,18 @@ for the rank-deficient Delassus matrices of hyperstatic stacks) gives the iterat
     s^{k+1}   = De Saxcé term of u^{k+1} = W r^{k+1} + q.
 
 W r^{k+1} comes for free from the linear system, (W + (rho+eta) I) r = b  =>  W r = b - (rho+eta) r,
-so one iteration costs one product with the explicit inverse of W + (rho+eta) I (LAPACK
-``getrf``/``getri`` through SciPy, computed outside the kernel; a dense mat-vec vectorises far
-better than two triangular solves) plus O(m) work.  A general inverse rather than Cholesky because
-some FCLib Delassus matrices are slightly non-symmetric (relative asymmetry up to 2e-3); the
-iteration is then Douglas-Rachford splitting for the monotone inclusion
-0 ∈ W r + q + s + N_K(r) rather than a QP, with the same fixed points.
+so one iteration costs one product with the explicit inverse of W + (rho+eta) I plus O(m) work
+(a dense mat-vec vectorises far better than two triangular solves).  The inverse is computed
+outside the kernel with LAPACK through SciPy: ``potrf``/``potri`` when W is exactly symmetric, a
+general inverse (``getrf``/``getri``) otherwise -- some FCLib Delassus matrices are slightly
+non-symmetric (relative asymmetry up to 2e-3), and the iteration is then Douglas-Rachford
+splitting for the monotone inclusion 0 ∈ W r + q + s + N_K(r) rather than a QP, with the same
+fixed points.
+
+Per-contact scaling: r_a = c_a r~_a with c_a = (trace(W_aa) / 3)^(-1/2) leaves the cones
+unchanged (W~ = C W C, q~ = C q), evens out contacts of very different masses, and is undone
+before the error is measured.  Warm start: the multiplier starts at y = -(u + s) of r^0, its
+value at a solution.
 
 Penalty adaptation (residual balancing, Boyd et al. §3.4.1 in the OSQP form):
 with the relative primal residual p = ||r - z|| / max(||r||, ||z||) and dual residual
