@@ -521,7 +521,7 @@ class PLUSImpulseSolver(ImpulseSolver):
     """
 
     def __init__(self, max_rolling_speed: float = 1e-3, convergence_tol: float = 1e-10,
-                 max_iters: int = 20, max_intervals: int = 1000, max_active_set_changes=None):
+                 max_iters: int = 50, max_intervals: int = 1000, max_active_set_changes=None):
         super().__init__(max_rolling_speed, convergence_tol, max_iters)
         if int(max_intervals) != max_intervals or max_intervals < 1:
             raise ValueError(f"max_intervals must be a positive integer, got {max_intervals!r}")
