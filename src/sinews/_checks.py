@@ -9,6 +9,12 @@ _F64 = np.dtype(np.float64)
 
 def vector(x, n: int, name: str) -> np.ndarray:
     """``x`` as a contiguous float64 vector of length ``n`` (ValueError naming ``name``)."""
+    if type(x) is np.ndarray and x.dtype is _F64 and x.shape == (n,) and x.flags.c_contiguous:
+        return x
+    return _slow_vector(x, n, name)
+
+
+def _slow_vector(x, n: int, name: str) -> np.ndarray:
     if type(x) is not np.ndarray or x.dtype is not _F64 or not x.flags.c_contiguous:
         if np.iscomplexobj(x):
             raise ValueError(f"{name} must be real, got complex values")

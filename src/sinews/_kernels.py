@@ -43,9 +43,7 @@ from ._layout import (
     WS_R,
     WS_STRIDE,
     WS_V,
-    TMP_B,
     TMP_D,
-    TMP_E,
     TMP_IA,
     TMP_UD,
 )
@@ -646,81 +644,86 @@ def rnea(q, v, a, fext, tau, mi, mf, ws, flags):
 
 @njit(cache=True)
 def crba(q, M, mi, mf, ws):
-    """Joint-space inertia M(q) by the composite-rigid-body algorithm.  Writes the ancestor
-    entries of M (both triangles); other entries are left untouched (zero them once).
-    Returns 0, or -1 if q is not finite."""
+    """Joint-space inertia M(q) by the composite-rigid-body algorithm, in world axes:
+    composite inertias Ic_k (world) are plain sums over subtrees, motion subspaces S_k are
+    mapped to world axes once, and M[j, i] = S_j . (Ic_k S_i) for every dof j on the path from
+    link k (the link of dof i) to the root.  Writes the ancestor entries of M (both triangles);
+    other entries are left untouched (zero them once).  Returns 0, or -1 if q is not finite."""
     if check_finite(q) >= 0:
         return -1
-    joint_pass(q, q, mi, mf, ws, 0)
+    joint_pass(q, q, mi, mf, ws, 2)
     nl = mi.shape[0]
+    nv = mi[nl - 1, MI_IV] + mi[nl - 1, MI_NV]
     s_off = nl * WS_STRIDE
-    # composite inertias (m, h, Io) in link axes, 10 values at WS_F
+    s0_off = s_off + 6 * nv  # world-axes S, in the U region
     for k in range(nl):
         b = MF_HEADER + k * MF_STRIDE
         w = k * WS_STRIDE
-        for i in range(10):
-            ws[w + WS_F + i] = mf[b + MF_MASS + i]
-    for k in range(nl - 1, 0, -1):
-        par = mi[k, MI_PARENT]
-        if par < 0:
-            continue
-        w = k * WS_STRIDE
-        wp = par * WS_STRIDE
-        R00 = ws[w + WS_R]
-        R01 = ws[w + WS_R + 1]
-        R02 = ws[w + WS_R + 2]
-        R10 = ws[w + WS_R + 3]
-        R11 = ws[w + WS_R + 4]
-        R12 = ws[w + WS_R + 5]
-        R20 = ws[w + WS_R + 6]
-        R21 = ws[w + WS_R + 7]
-        R22 = ws[w + WS_R + 8]
-        P0 = ws[w + WS_P]
-        P1 = ws[w + WS_P + 1]
-        P2 = ws[w + WS_P + 2]
-        m = ws[w + WS_F]
-        h0 = ws[w + WS_F + 1]
-        h1 = ws[w + WS_F + 2]
-        h2 = ws[w + WS_F + 3]
-        ixx = ws[w + WS_F + 4]
-        iyy = ws[w + WS_F + 5]
-        izz = ws[w + WS_F + 6]
-        ixy = ws[w + WS_F + 7]
-        ixz = ws[w + WS_F + 8]
-        iyz = ws[w + WS_F + 9]
-        # hr = R h
+        R00 = ws[w + WS_OR]
+        R01 = ws[w + WS_OR + 1]
+        R02 = ws[w + WS_OR + 2]
+        R10 = ws[w + WS_OR + 3]
+        R11 = ws[w + WS_OR + 4]
+        R12 = ws[w + WS_OR + 5]
+        R20 = ws[w + WS_OR + 6]
+        R21 = ws[w + WS_OR + 7]
+        R22 = ws[w + WS_OR + 8]
+        P0 = ws[w + WS_OP]
+        P1 = ws[w + WS_OP + 1]
+        P2 = ws[w + WS_OP + 2]
+        m = mf[b + MF_MASS]
+        h0 = mf[b + MF_H]
+        h1 = mf[b + MF_H + 1]
+        h2 = mf[b + MF_H + 2]
         hr0 = R00 * h0 + R01 * h1 + R02 * h2
         hr1 = R10 * h0 + R11 * h1 + R12 * h2
         hr2 = R20 * h0 + R21 * h1 + R22 * h2
-        # T = Io R^T  (columns), then R T
-        t00 = ixx * R00 + ixy * R01 + ixz * R02
-        t01 = ixx * R10 + ixy * R11 + ixz * R12
-        t02 = ixx * R20 + ixy * R21 + ixz * R22
-        t10 = ixy * R00 + iyy * R01 + iyz * R02
-        t11 = ixy * R10 + iyy * R11 + iyz * R12
-        t12 = ixy * R20 + iyy * R21 + iyz * R22
-        t20 = ixz * R00 + iyz * R01 + izz * R02
-        t21 = ixz * R10 + iyz * R11 + izz * R12
-        t22 = ixz * R20 + iyz * R21 + izz * R22
-        n00 = R00 * t00 + R01 * t10 + R02 * t20
-        n11 = R10 * t01 + R11 * t11 + R12 * t21
-        n22 = R20 * t02 + R21 * t12 + R22 * t22
-        n01 = R00 * t01 + R01 * t11 + R02 * t21
-        n02 = R00 * t02 + R01 * t12 + R02 * t22
-        n12 = R10 * t02 + R11 * t12 + R12 * t22
-        # + (2 hr.p + m|p|^2) I - (hr p^T + p hr^T + m p p^T)
+        n00, n11, n22, n01, n02, n12 = _rot_sym(
+            R00, R01, R02, R10, R11, R12, R20, R21, R22,
+            mf[b + MF_IO], mf[b + MF_IO + 1], mf[b + MF_IO + 2],
+            mf[b + MF_IO + 3], mf[b + MF_IO + 4], mf[b + MF_IO + 5],
+        )
+        # parallel-axis shift to the world origin:
+        # + (2 hr.p + m|p|^2) 1 - (hr p^T + p hr^T + m p p^T)
         d = 2.0 * (hr0 * P0 + hr1 * P1 + hr2 * P2) + m * (P0 * P0 + P1 * P1 + P2 * P2)
-        ws[wp + WS_F] += m
-        ws[wp + WS_F + 1] += hr0 + m * P0
-        ws[wp + WS_F + 2] += hr1 + m * P1
-        ws[wp + WS_F + 3] += hr2 + m * P2
-        ws[wp + WS_F + 4] += n00 + d - 2.0 * hr0 * P0 - m * P0 * P0
-        ws[wp + WS_F + 5] += n11 + d - 2.0 * hr1 * P1 - m * P1 * P1
-        ws[wp + WS_F + 6] += n22 + d - 2.0 * hr2 * P2 - m * P2 * P2
-        ws[wp + WS_F + 7] += n01 - hr0 * P1 - P0 * hr1 - m * P0 * P1
-        ws[wp + WS_F + 8] += n02 - hr0 * P2 - P0 * hr2 - m * P0 * P2
-        ws[wp + WS_F + 9] += n12 - hr1 * P2 - P1 * hr2 - m * P1 * P2
-    # columns: F = Ic S, then walk up the ancestors
+        ws[w + WS_F] = m
+        ws[w + WS_F + 1] = hr0 + m * P0
+        ws[w + WS_F + 2] = hr1 + m * P1
+        ws[w + WS_F + 3] = hr2 + m * P2
+        ws[w + WS_F + 4] = n00 + d - 2.0 * hr0 * P0 - m * P0 * P0
+        ws[w + WS_F + 5] = n11 + d - 2.0 * hr1 * P1 - m * P1 * P1
+        ws[w + WS_F + 6] = n22 + d - 2.0 * hr2 * P2 - m * P2 * P2
+        ws[w + WS_F + 7] = n01 - hr0 * P1 - P0 * hr1 - m * P0 * P1
+        ws[w + WS_F + 8] = n02 - hr0 * P2 - P0 * hr2 - m * P0 * P2
+        ws[w + WS_F + 9] = n12 - hr1 * P2 - P1 * hr2 - m * P1 * P2
+        # S in world axes (at the world origin)
+        iv = mi[k, MI_IV]
+        for i in range(mi[k, MI_NV]):
+            so = s_off + 6 * (iv + i)
+            sw0 = ws[so]
+            sw1 = ws[so + 1]
+            sw2 = ws[so + 2]
+            sv0 = ws[so + 3]
+            sv1 = ws[so + 4]
+            sv2 = ws[so + 5]
+            w0 = R00 * sw0 + R01 * sw1 + R02 * sw2
+            w1 = R10 * sw0 + R11 * sw1 + R12 * sw2
+            w2 = R20 * sw0 + R21 * sw1 + R22 * sw2
+            c0, c1, c2 = _cross(P0, P1, P2, w0, w1, w2)
+            o = s0_off + 6 * (iv + i)
+            ws[o] = w0
+            ws[o + 1] = w1
+            ws[o + 2] = w2
+            ws[o + 3] = R00 * sv0 + R01 * sv1 + R02 * sv2 + c0
+            ws[o + 4] = R10 * sv0 + R11 * sv1 + R12 * sv2 + c1
+            ws[o + 5] = R20 * sv0 + R21 * sv1 + R22 * sv2 + c2
+    for k in range(nl - 1, -1, -1):
+        par = mi[k, MI_PARENT]
+        if par >= 0:
+            w = k * WS_STRIDE
+            wp = par * WS_STRIDE
+            for i in range(10):
+                ws[wp + WS_F + i] += ws[w + WS_F + i]
     for k in range(nl):
         iv = mi[k, MI_IV]
         nvj = mi[k, MI_NV]
@@ -737,7 +740,7 @@ def crba(q, M, mi, mf, ws):
         iyz = ws[w + WS_F + 9]
         for i in range(nvj):
             col = iv + i
-            so = s_off + 6 * col
+            so = s0_off + 6 * col
             sw0 = ws[so]
             sw1 = ws[so + 1]
             sw2 = ws[so + 2]
@@ -752,64 +755,83 @@ def crba(q, M, mi, mf, ws):
             ff0 = m * sv0 - c0
             ff1 = m * sv1 - c1
             ff2 = m * sv2 - c2
+            # dofs of the same joint (j >= i), then the ancestors
             for jj in range(i, nvj):
-                sj = s_off + 6 * (iv + jj)
+                sj = s0_off + 6 * (iv + jj)
                 val = (
-                    ws[sj] * fn0
-                    + ws[sj + 1] * fn1
-                    + ws[sj + 2] * fn2
-                    + ws[sj + 3] * ff0
-                    + ws[sj + 4] * ff1
-                    + ws[sj + 5] * ff2
+                    ws[sj] * fn0 + ws[sj + 1] * fn1 + ws[sj + 2] * fn2
+                    + ws[sj + 3] * ff0 + ws[sj + 4] * ff1 + ws[sj + 5] * ff2
                 )
                 M[iv + jj, col] = val
                 M[col, iv + jj] = val
-            l = k
-            par = mi[l, MI_PARENT]
-            while par >= 0:
-                wl = l * WS_STRIDE
-                R00 = ws[wl + WS_R]
-                R01 = ws[wl + WS_R + 1]
-                R02 = ws[wl + WS_R + 2]
-                R10 = ws[wl + WS_R + 3]
-                R11 = ws[wl + WS_R + 4]
-                R12 = ws[wl + WS_R + 5]
-                R20 = ws[wl + WS_R + 6]
-                R21 = ws[wl + WS_R + 7]
-                R22 = ws[wl + WS_R + 8]
-                gf0 = R00 * ff0 + R01 * ff1 + R02 * ff2
-                gf1 = R10 * ff0 + R11 * ff1 + R12 * ff2
-                gf2 = R20 * ff0 + R21 * ff1 + R22 * ff2
-                c0, c1, c2 = _cross(ws[wl + WS_P], ws[wl + WS_P + 1], ws[wl + WS_P + 2], gf0, gf1, gf2)
-                gn0 = R00 * fn0 + R01 * fn1 + R02 * fn2 + c0
-                gn1 = R10 * fn0 + R11 * fn1 + R12 * fn2 + c1
-                gn2 = R20 * fn0 + R21 * fn1 + R22 * fn2 + c2
-                fn0 = gn0
-                fn1 = gn1
-                fn2 = gn2
-                ff0 = gf0
-                ff1 = gf1
-                ff2 = gf2
-                l = par
+            l = mi[k, MI_PARENT]
+            while l >= 0:
                 ivp = mi[l, MI_IV]
                 for jj in range(mi[l, MI_NV]):
-                    sj = s_off + 6 * (ivp + jj)
+                    sj = s0_off + 6 * (ivp + jj)
                     val = (
-                        ws[sj] * fn0
-                        + ws[sj + 1] * fn1
-                        + ws[sj + 2] * fn2
-                        + ws[sj + 3] * ff0
-                        + ws[sj + 4] * ff1
-                        + ws[sj + 5] * ff2
+                        ws[sj] * fn0 + ws[sj + 1] * fn1 + ws[sj + 2] * fn2
+                        + ws[sj + 3] * ff0 + ws[sj + 4] * ff1 + ws[sj + 5] * ff2
                     )
                     M[ivp + jj, col] = val
                     M[col, ivp + jj] = val
-                par = mi[l, MI_PARENT]
+                l = mi[l, MI_PARENT]
     return 0
 
 
 # ----------------------------------------------------------------------------------------------
 # ABA
+#
+# Articulated inertias are symmetric 6x6 matrices [[A, B], [B^T, C]] stored as 21 values:
+# A (xx, yy, zz, xy, xz, yz), B (row-major 3x3), C (xx, yy, zz, xy, xz, yz).
+
+
+@njit(inline="always", cache=True)
+def _rot_sym(r00, r01, r02, r10, r11, r12, r20, r21, r22, xx, yy, zz, xy, xz, yz):
+    """R S R^T for symmetric S, returned as (xx, yy, zz, xy, xz, yz)."""
+    # T = S R^T
+    t00 = xx * r00 + xy * r01 + xz * r02
+    t01 = xx * r10 + xy * r11 + xz * r12
+    t02 = xx * r20 + xy * r21 + xz * r22
+    t10 = xy * r00 + yy * r01 + yz * r02
+    t11 = xy * r10 + yy * r11 + yz * r12
+    t12 = xy * r20 + yy * r21 + yz * r22
+    t20 = xz * r00 + yz * r01 + zz * r02
+    t21 = xz * r10 + yz * r11 + zz * r12
+    t22 = xz * r20 + yz * r21 + zz * r22
+    return (
+        r00 * t00 + r01 * t10 + r02 * t20,
+        r10 * t01 + r11 * t11 + r12 * t21,
+        r20 * t02 + r21 * t12 + r22 * t22,
+        r00 * t01 + r01 * t11 + r02 * t21,
+        r00 * t02 + r01 * t12 + r02 * t22,
+        r10 * t02 + r11 * t12 + r12 * t22,
+    )
+
+
+@njit(inline="always", cache=True)
+def _rot_gen(r00, r01, r02, r10, r11, r12, r20, r21, r22, g00, g01, g02, g10, g11, g12, g20, g21, g22):
+    """R G R^T for a general 3x3 G (row-major result)."""
+    t00 = g00 * r00 + g01 * r01 + g02 * r02
+    t01 = g00 * r10 + g01 * r11 + g02 * r12
+    t02 = g00 * r20 + g01 * r21 + g02 * r22
+    t10 = g10 * r00 + g11 * r01 + g12 * r02
+    t11 = g10 * r10 + g11 * r11 + g12 * r12
+    t12 = g10 * r20 + g11 * r21 + g12 * r22
+    t20 = g20 * r00 + g21 * r01 + g22 * r02
+    t21 = g20 * r10 + g21 * r11 + g22 * r12
+    t22 = g20 * r20 + g21 * r21 + g22 * r22
+    return (
+        r00 * t00 + r01 * t10 + r02 * t20,
+        r00 * t01 + r01 * t11 + r02 * t21,
+        r00 * t02 + r01 * t12 + r02 * t22,
+        r10 * t00 + r11 * t10 + r12 * t20,
+        r10 * t01 + r11 * t11 + r12 * t21,
+        r10 * t02 + r11 * t12 + r12 * t22,
+        r20 * t00 + r21 * t10 + r22 * t20,
+        r20 * t01 + r21 * t11 + r22 * t21,
+        r20 * t02 + r21 * t12 + r22 * t22,
+    )
 
 
 @njit(cache=True)
@@ -825,10 +847,8 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
     u_off = u6_off + 6 * nv
     tmp = u_off + nv
     tIa = tmp + TMP_IA
-    tB = tmp + TMP_B
     tUD = tmp + TMP_UD
     tD = tmp + TMP_D
-    tE = tmp + TMP_E
     novel = flags & 4
     code = check_inputs(q, v, tau, fext, flags & 1)
     if code != 0:
@@ -857,42 +877,27 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
         iyz = mf[b + MF_IO + 5]
         ia = w + WS_IA
         # [[Io, [h]x], [[h]x^T, m 1]]
-        ws[ia + 0] = ixx
-        ws[ia + 1] = ixy
-        ws[ia + 2] = ixz
-        ws[ia + 3] = 0.0
-        ws[ia + 4] = -h2
-        ws[ia + 5] = h1
-        ws[ia + 6] = ixy
-        ws[ia + 7] = iyy
-        ws[ia + 8] = iyz
+        ws[ia] = ixx
+        ws[ia + 1] = iyy
+        ws[ia + 2] = izz
+        ws[ia + 3] = ixy
+        ws[ia + 4] = ixz
+        ws[ia + 5] = iyz
+        ws[ia + 6] = 0.0
+        ws[ia + 7] = -h2
+        ws[ia + 8] = h1
         ws[ia + 9] = h2
         ws[ia + 10] = 0.0
         ws[ia + 11] = -h0
-        ws[ia + 12] = ixz
-        ws[ia + 13] = iyz
-        ws[ia + 14] = izz
-        ws[ia + 15] = -h1
-        ws[ia + 16] = h0
-        ws[ia + 17] = 0.0
+        ws[ia + 12] = -h1
+        ws[ia + 13] = h0
+        ws[ia + 14] = 0.0
+        ws[ia + 15] = m
+        ws[ia + 16] = m
+        ws[ia + 17] = m
         ws[ia + 18] = 0.0
-        ws[ia + 19] = h2
-        ws[ia + 20] = -h1
-        ws[ia + 21] = m
-        ws[ia + 22] = 0.0
-        ws[ia + 23] = 0.0
-        ws[ia + 24] = -h2
-        ws[ia + 25] = 0.0
-        ws[ia + 26] = h0
-        ws[ia + 27] = 0.0
-        ws[ia + 28] = m
-        ws[ia + 29] = 0.0
-        ws[ia + 30] = h1
-        ws[ia + 31] = -h0
-        ws[ia + 32] = 0.0
-        ws[ia + 33] = 0.0
-        ws[ia + 34] = 0.0
-        ws[ia + 35] = m
+        ws[ia + 19] = 0.0
+        ws[ia + 20] = 0.0
         if novel:
             pn0 = 0.0
             pn1 = 0.0
@@ -946,32 +951,136 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
         nvj = mi[k, MI_NV]
         w = k * WS_STRIDE
         ia = w + WS_IA
-        # U = IA S ; u = tau - S^T pA
-        for i in range(nvj):
-            so = s_off + 6 * (iv + i)
-            uo = u6_off + 6 * (iv + i)
-            for r in range(6):
-                acc = 0.0
-                for c in range(6):
-                    acc += ws[ia + 6 * r + c] * ws[so + c]
-                ws[uo + r] = acc
-            acc = tau[iv + i]
-            for r in range(6):
-                acc -= ws[so + r] * ws[w + WS_PA + r]
-            ws[u_off + iv + i] = acc
         dinv = w + WS_DINV
+        axx = ws[ia]
+        ayy = ws[ia + 1]
+        azz = ws[ia + 2]
+        axy = ws[ia + 3]
+        axz = ws[ia + 4]
+        ayz = ws[ia + 5]
+        b00 = ws[ia + 6]
+        b01 = ws[ia + 7]
+        b02 = ws[ia + 8]
+        b10 = ws[ia + 9]
+        b11 = ws[ia + 10]
+        b12 = ws[ia + 11]
+        b20 = ws[ia + 12]
+        b21 = ws[ia + 13]
+        b22 = ws[ia + 14]
+        cxx = ws[ia + 15]
+        cyy = ws[ia + 16]
+        czz = ws[ia + 17]
+        cxy = ws[ia + 18]
+        cxz = ws[ia + 19]
+        cyz = ws[ia + 20]
+        pn0 = ws[w + WS_PA]
+        pn1 = ws[w + WS_PA + 1]
+        pn2 = ws[w + WS_PA + 2]
+        pf0 = ws[w + WS_PA + 3]
+        pf1 = ws[w + WS_PA + 4]
+        pf2 = ws[w + WS_PA + 5]
         if nvj == 1:
             so = s_off + 6 * iv
+            sw0 = ws[so]
+            sw1 = ws[so + 1]
+            sw2 = ws[so + 2]
+            sv0 = ws[so + 3]
+            sv1 = ws[so + 4]
+            sv2 = ws[so + 5]
+            # U = IA S
+            ut0 = axx * sw0 + axy * sw1 + axz * sw2 + b00 * sv0 + b01 * sv1 + b02 * sv2
+            ut1 = axy * sw0 + ayy * sw1 + ayz * sw2 + b10 * sv0 + b11 * sv1 + b12 * sv2
+            ut2 = axz * sw0 + ayz * sw1 + azz * sw2 + b20 * sv0 + b21 * sv1 + b22 * sv2
+            ub0 = b00 * sw0 + b10 * sw1 + b20 * sw2 + cxx * sv0 + cxy * sv1 + cxz * sv2
+            ub1 = b01 * sw0 + b11 * sw1 + b21 * sw2 + cxy * sv0 + cyy * sv1 + cyz * sv2
+            ub2 = b02 * sw0 + b12 * sw1 + b22 * sw2 + cxz * sv0 + cyz * sv1 + czz * sv2
             uo = u6_off + 6 * iv
-            d = 0.0
-            for r in range(6):
-                d += ws[so + r] * ws[uo + r]
+            ws[uo] = ut0
+            ws[uo + 1] = ut1
+            ws[uo + 2] = ut2
+            ws[uo + 3] = ub0
+            ws[uo + 4] = ub1
+            ws[uo + 5] = ub2
+            d = sw0 * ut0 + sw1 * ut1 + sw2 * ut2 + sv0 * ub0 + sv1 * ub1 + sv2 * ub2
             if not d > 0.0:
                 return k + 1
-            ws[dinv] = 1.0 / d
-            for r in range(6):
-                ws[tUD + r] = ws[uo + r] / d
+            uu = tau[iv] - (sw0 * pn0 + sw1 * pn1 + sw2 * pn2 + sv0 * pf0 + sv1 * pf1 + sv2 * pf2)
+            ws[u_off + iv] = uu
+            dinvv = 1.0 / d
+            ws[dinv] = dinvv
+            if par < 0:
+                continue
+            # Ia = IA - U U^T / D ; pa = pA + Ia c + U u / D
+            e0 = ut0 * dinvv
+            e1 = ut1 * dinvv
+            e2 = ut2 * dinvv
+            f0 = ub0 * dinvv
+            f1 = ub1 * dinvv
+            f2 = ub2 * dinvv
+            axx -= e0 * ut0
+            ayy -= e1 * ut1
+            azz -= e2 * ut2
+            axy -= e0 * ut1
+            axz -= e0 * ut2
+            ayz -= e1 * ut2
+            b00 -= e0 * ub0
+            b01 -= e0 * ub1
+            b02 -= e0 * ub2
+            b10 -= e1 * ub0
+            b11 -= e1 * ub1
+            b12 -= e1 * ub2
+            b20 -= e2 * ub0
+            b21 -= e2 * ub1
+            b22 -= e2 * ub2
+            cxx -= f0 * ub0
+            cyy -= f1 * ub1
+            czz -= f2 * ub2
+            cxy -= f0 * ub1
+            cxz -= f0 * ub2
+            cyz -= f1 * ub2
+            pn0 += e0 * uu
+            pn1 += e1 * uu
+            pn2 += e2 * uu
+            pf0 += f0 * uu
+            pf1 += f1 * uu
+            pf2 += f2 * uu
         else:
+            # generic multi-dof joint: expand IA to a full 6x6 in tmp
+            for r in range(3):
+                for c in range(3):
+                    ws[tIa + 6 * r + 3 + c] = ws[ia + 6 + 3 * r + c]
+                    ws[tIa + 6 * (3 + c) + r] = ws[ia + 6 + 3 * r + c]
+            ws[tIa] = axx
+            ws[tIa + 7] = ayy
+            ws[tIa + 14] = azz
+            ws[tIa + 1] = axy
+            ws[tIa + 6] = axy
+            ws[tIa + 2] = axz
+            ws[tIa + 12] = axz
+            ws[tIa + 8] = ayz
+            ws[tIa + 13] = ayz
+            ws[tIa + 21] = cxx
+            ws[tIa + 28] = cyy
+            ws[tIa + 35] = czz
+            ws[tIa + 22] = cxy
+            ws[tIa + 27] = cxy
+            ws[tIa + 23] = cxz
+            ws[tIa + 33] = cxz
+            ws[tIa + 29] = cyz
+            ws[tIa + 34] = cyz
+            # U = IA S ; u = tau - S^T pA
+            for i in range(nvj):
+                so = s_off + 6 * (iv + i)
+                uo = u6_off + 6 * (iv + i)
+                for r in range(6):
+                    acc = 0.0
+                    for c in range(6):
+                        acc += ws[tIa + 6 * r + c] * ws[so + c]
+                    ws[uo + r] = acc
+                ws[u_off + iv + i] = tau[iv + i] - (
+                    ws[so] * pn0 + ws[so + 1] * pn1 + ws[so + 2] * pn2
+                    + ws[so + 3] * pf0 + ws[so + 4] * pf1 + ws[so + 5] * pf2
+                )
             for i in range(nvj):
                 for j in range(nvj):
                     so = s_off + 6 * (iv + i)
@@ -997,46 +1106,65 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
                             for j in range(nvj):
                                 ws[tD + nvj * r + j] -= f * ws[tD + nvj * c + j]
                                 ws[dinv + nvj * r + j] -= f * ws[dinv + nvj * c + j]
-            # UD = U Dinv (6 x nvj, row-major)
+            if par < 0:
+                continue
+            # UD = U Dinv (6 x nvj)
             for r in range(6):
                 for j in range(nvj):
                     acc = 0.0
                     for i in range(nvj):
                         acc += ws[u6_off + 6 * (iv + i) + r] * ws[dinv + nvj * i + j]
                     ws[tUD + nvj * r + j] = acc
-        if par < 0:
-            continue
-        # Ia = IA - UD U^T ;  pa = pA + Ia c + UD u
-        for r in range(6):
-            for c in range(6):
-                acc = ws[ia + 6 * r + c]
-                for i in range(nvj):
-                    acc -= ws[tUD + nvj * r + i] * ws[u6_off + 6 * (iv + i) + c]
-                ws[tIa + 6 * r + c] = acc
-        pa0 = 0.0
-        pa1 = 0.0
-        pa2 = 0.0
-        pa3 = 0.0
-        pa4 = 0.0
-        pa5 = 0.0
-        for r in range(6):
-            acc = ws[w + WS_PA + r]
-            for c in range(6):
-                acc += ws[tIa + 6 * r + c] * ws[w + WS_C + c]
+            # Ia = IA - UD U^T (into tmp) ; pa = pA + UD u
+            for r in range(6):
+                for c in range(6):
+                    acc = ws[tIa + 6 * r + c]
+                    for i in range(nvj):
+                        acc -= ws[tUD + nvj * r + i] * ws[u6_off + 6 * (iv + i) + c]
+                    ws[tIa + 6 * r + c] = acc
             for i in range(nvj):
-                acc += ws[tUD + nvj * r + i] * ws[u_off + iv + i]
-            if r == 0:
-                pa0 = acc
-            elif r == 1:
-                pa1 = acc
-            elif r == 2:
-                pa2 = acc
-            elif r == 3:
-                pa3 = acc
-            elif r == 4:
-                pa4 = acc
-            else:
-                pa5 = acc
+                ui = ws[u_off + iv + i]
+                pn0 += ws[tUD + i] * ui
+                pn1 += ws[tUD + nvj + i] * ui
+                pn2 += ws[tUD + 2 * nvj + i] * ui
+                pf0 += ws[tUD + 3 * nvj + i] * ui
+                pf1 += ws[tUD + 4 * nvj + i] * ui
+                pf2 += ws[tUD + 5 * nvj + i] * ui
+            axx = ws[tIa]
+            ayy = ws[tIa + 7]
+            azz = ws[tIa + 14]
+            axy = ws[tIa + 1]
+            axz = ws[tIa + 2]
+            ayz = ws[tIa + 8]
+            b00 = ws[tIa + 3]
+            b01 = ws[tIa + 4]
+            b02 = ws[tIa + 5]
+            b10 = ws[tIa + 9]
+            b11 = ws[tIa + 10]
+            b12 = ws[tIa + 11]
+            b20 = ws[tIa + 15]
+            b21 = ws[tIa + 16]
+            b22 = ws[tIa + 17]
+            cxx = ws[tIa + 21]
+            cyy = ws[tIa + 28]
+            czz = ws[tIa + 35]
+            cxy = ws[tIa + 22]
+            cxz = ws[tIa + 23]
+            cyz = ws[tIa + 29]
+        # pa += Ia c
+        c0 = ws[w + WS_C]
+        c1 = ws[w + WS_C + 1]
+        c2 = ws[w + WS_C + 2]
+        c3 = ws[w + WS_C + 3]
+        c4 = ws[w + WS_C + 4]
+        c5 = ws[w + WS_C + 5]
+        pn0 += axx * c0 + axy * c1 + axz * c2 + b00 * c3 + b01 * c4 + b02 * c5
+        pn1 += axy * c0 + ayy * c1 + ayz * c2 + b10 * c3 + b11 * c4 + b12 * c5
+        pn2 += axz * c0 + ayz * c1 + azz * c2 + b20 * c3 + b21 * c4 + b22 * c5
+        pf0 += b00 * c0 + b10 * c1 + b20 * c2 + cxx * c3 + cxy * c4 + cxz * c5
+        pf1 += b01 * c0 + b11 * c1 + b21 * c2 + cxy * c3 + cyy * c4 + cyz * c5
+        pf2 += b02 * c0 + b12 * c1 + b22 * c2 + cxz * c3 + cyz * c4 + czz * c5
+        # to the parent: pA_p += X* pa ; IA_p += X* Ia X^-1
         wp = par * WS_STRIDE
         R00 = ws[w + WS_R]
         R01 = ws[w + WS_R + 1]
@@ -1050,73 +1178,65 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
         P0 = ws[w + WS_P]
         P1 = ws[w + WS_P + 1]
         P2 = ws[w + WS_P + 2]
-        # pA_parent += X* pa
-        gf0 = R00 * pa3 + R01 * pa4 + R02 * pa5
-        gf1 = R10 * pa3 + R11 * pa4 + R12 * pa5
-        gf2 = R20 * pa3 + R21 * pa4 + R22 * pa5
-        c0, c1, c2 = _cross(P0, P1, P2, gf0, gf1, gf2)
-        ws[wp + WS_PA] += R00 * pa0 + R01 * pa1 + R02 * pa2 + c0
-        ws[wp + WS_PA + 1] += R10 * pa0 + R11 * pa1 + R12 * pa2 + c1
-        ws[wp + WS_PA + 2] += R20 * pa0 + R21 * pa1 + R22 * pa2 + c2
+        gf0 = R00 * pf0 + R01 * pf1 + R02 * pf2
+        gf1 = R10 * pf0 + R11 * pf1 + R12 * pf2
+        gf2 = R20 * pf0 + R21 * pf1 + R22 * pf2
+        x0, x1, x2 = _cross(P0, P1, P2, gf0, gf1, gf2)
+        ws[wp + WS_PA] += R00 * pn0 + R01 * pn1 + R02 * pn2 + x0
+        ws[wp + WS_PA + 1] += R10 * pn0 + R11 * pn1 + R12 * pn2 + x1
+        ws[wp + WS_PA + 2] += R20 * pn0 + R21 * pn1 + R22 * pn2 + x2
         ws[wp + WS_PA + 3] += gf0
         ws[wp + WS_PA + 4] += gf1
         ws[wp + WS_PA + 5] += gf2
-        # B = blkdiag(R, R) Ia blkdiag(R, R)^T, block by block: B_ij = R A_ij R^T
-        for bi in range(2):
-            for bj in range(2):
-                o = 18 * bi + 3 * bj
-                for r in range(3):
-                    a0 = ws[tIa + o + 6 * r]
-                    a1 = ws[tIa + o + 6 * r + 1]
-                    a2 = ws[tIa + o + 6 * r + 2]
-                    # row r of A R^T
-                    ws[tE + 3 * r] = a0 * R00 + a1 * R01 + a2 * R02
-                    ws[tE + 3 * r + 1] = a0 * R10 + a1 * R11 + a2 * R12
-                    ws[tE + 3 * r + 2] = a0 * R20 + a1 * R21 + a2 * R22
-                for c in range(3):
-                    e0 = ws[tE + c]
-                    e1 = ws[tE + 3 + c]
-                    e2 = ws[tE + 6 + c]
-                    ws[tB + o + c] = R00 * e0 + R01 * e1 + R02 * e2
-                    ws[tB + o + 6 + c] = R10 * e0 + R11 * e1 + R12 * e2
-                    ws[tB + o + 12 + c] = R20 * e0 + R21 * e1 + R22 * e2
-        # C = T B T^T with T = [[1, P], [0, 1]], P = [p]x:
-        # C12 = B12 + P B22 ; C11 = B11 + P B21 - C12 P ; C21 = C12^T ; C22 = B22
+        # rotate the blocks
+        axx, ayy, azz, axy, axz, ayz = _rot_sym(R00, R01, R02, R10, R11, R12, R20, R21, R22, axx, ayy, azz, axy, axz, ayz)
+        cxx, cyy, czz, cxy, cxz, cyz = _rot_sym(R00, R01, R02, R10, R11, R12, R20, R21, R22, cxx, cyy, czz, cxy, cxz, cyz)
+        b00, b01, b02, b10, b11, b12, b20, b21, b22 = _rot_gen(
+            R00, R01, R02, R10, R11, R12, R20, R21, R22, b00, b01, b02, b10, b11, b12, b20, b21, b22
+        )
+        # translate: C12 = B12 + P B22 ; C11 = B11 + P B12^T - C12 P ; C22 = B22
+        x0, x1, x2 = _cross(P0, P1, P2, cxx, cxy, cxz)
+        y0, y1, y2 = _cross(P0, P1, P2, cxy, cyy, cyz)
+        z0, z1, z2 = _cross(P0, P1, P2, cxz, cyz, czz)
+        e00 = b00 + x0
+        e10 = b10 + x1
+        e20 = b20 + x2
+        e01 = b01 + y0
+        e11 = b11 + y1
+        e21 = b21 + y2
+        e02 = b02 + z0
+        e12 = b12 + z1
+        e22 = b22 + z2
+        # X = P B12^T: column j is p x (row j of B12)
+        x0, x1, x2 = _cross(P0, P1, P2, b00, b01, b02)
+        y0, y1, y2 = _cross(P0, P1, P2, b10, b11, b12)
+        z0, z1, z2 = _cross(P0, P1, P2, b20, b21, b22)
+        # Y = C12 P: row i is (row i of C12) x p
+        k00, k01, k02 = _cross(e00, e01, e02, P0, P1, P2)
+        k10, k11, k12 = _cross(e10, e11, e12, P0, P1, P2)
+        k20, k21, k22 = _cross(e20, e21, e22, P0, P1, P2)
         ipa = wp + WS_IA
-        for c in range(3):
-            # column c of P B22 and P B21
-            b0 = ws[tB + 21 + c]
-            b1 = ws[tB + 27 + c]
-            b2 = ws[tB + 33 + c]
-            x0, x1, x2 = _cross(P0, P1, P2, b0, b1, b2)
-            ws[tE + c] = ws[tB + 3 + c] + x0
-            ws[tE + 3 + c] = ws[tB + 9 + c] + x1
-            ws[tE + 6 + c] = ws[tB + 15 + c] + x2
-            b0 = ws[tB + 18 + c]
-            b1 = ws[tB + 24 + c]
-            b2 = ws[tB + 30 + c]
-            x0, x1, x2 = _cross(P0, P1, P2, b0, b1, b2)
-            ws[tB + c] += x0
-            ws[tB + 6 + c] += x1
-            ws[tB + 12 + c] += x2
-        for r in range(3):
-            e0 = ws[tE + 3 * r]
-            e1 = ws[tE + 3 * r + 1]
-            e2 = ws[tE + 3 * r + 2]
-            # row r of (C12 P) = row r of C12 times [p]x :  (e^T P)_c = (p x e)_c ... e^T [p]x = (e x p)^T
-            y0, y1, y2 = _cross(e0, e1, e2, P0, P1, P2)
-            ws[ipa + 6 * r] += ws[tB + 6 * r] - y0
-            ws[ipa + 6 * r + 1] += ws[tB + 6 * r + 1] - y1
-            ws[ipa + 6 * r + 2] += ws[tB + 6 * r + 2] - y2
-            ws[ipa + 6 * r + 3] += e0
-            ws[ipa + 6 * r + 4] += e1
-            ws[ipa + 6 * r + 5] += e2
-            ws[ipa + 18 + r] += e0
-            ws[ipa + 24 + r] += e1
-            ws[ipa + 30 + r] += e2
-            ws[ipa + 18 + 6 * r + 3] += ws[tB + 21 + 6 * r]
-            ws[ipa + 18 + 6 * r + 4] += ws[tB + 22 + 6 * r]
-            ws[ipa + 18 + 6 * r + 5] += ws[tB + 23 + 6 * r]
+        ws[ipa] += axx + x0 - k00
+        ws[ipa + 1] += ayy + y1 - k11
+        ws[ipa + 2] += azz + z2 - k22
+        ws[ipa + 3] += axy + y0 - k01
+        ws[ipa + 4] += axz + z0 - k02
+        ws[ipa + 5] += ayz + z1 - k12
+        ws[ipa + 6] += e00
+        ws[ipa + 7] += e01
+        ws[ipa + 8] += e02
+        ws[ipa + 9] += e10
+        ws[ipa + 10] += e11
+        ws[ipa + 11] += e12
+        ws[ipa + 12] += e20
+        ws[ipa + 13] += e21
+        ws[ipa + 14] += e22
+        ws[ipa + 15] += cxx
+        ws[ipa + 16] += cyy
+        ws[ipa + 17] += czz
+        ws[ipa + 18] += cxy
+        ws[ipa + 19] += cxz
+        ws[ipa + 20] += cyz
     # forward pass
     for k in range(nl):
         par = mi[k, MI_PARENT]
@@ -1158,29 +1278,51 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
         aw1 += ws[w + WS_C + 1]
         aw2 += ws[w + WS_C + 2]
         dinv = w + WS_DINV
-        # rhs_i = u_i - U_i . a'
-        for i in range(nvj):
-            uo = u6_off + 6 * (iv + i)
-            ws[tD + i] = ws[u_off + iv + i] - (
-                ws[uo] * aw0
-                + ws[uo + 1] * aw1
-                + ws[uo + 2] * aw2
-                + ws[uo + 3] * av0
-                + ws[uo + 4] * av1
-                + ws[uo + 5] * av2
+        if nvj == 1:
+            uo = u6_off + 6 * iv
+            acc = ws[dinv] * (
+                ws[u_off + iv]
+                - (
+                    ws[uo] * aw0
+                    + ws[uo + 1] * aw1
+                    + ws[uo + 2] * aw2
+                    + ws[uo + 3] * av0
+                    + ws[uo + 4] * av1
+                    + ws[uo + 5] * av2
+                )
             )
-        for i in range(nvj):
-            acc = 0.0
-            for j in range(nvj):
-                acc += ws[dinv + nvj * i + j] * ws[tD + j]
-            qdd[iv + i] = acc
-            so = s_off + 6 * (iv + i)
+            qdd[iv] = acc
+            so = s_off + 6 * iv
             aw0 += ws[so] * acc
             aw1 += ws[so + 1] * acc
             aw2 += ws[so + 2] * acc
             av0 += ws[so + 3] * acc
             av1 += ws[so + 4] * acc
             av2 += ws[so + 5] * acc
+        else:
+            # rhs_i = u_i - U_i . a'
+            for i in range(nvj):
+                uo = u6_off + 6 * (iv + i)
+                ws[tD + i] = ws[u_off + iv + i] - (
+                    ws[uo] * aw0
+                    + ws[uo + 1] * aw1
+                    + ws[uo + 2] * aw2
+                    + ws[uo + 3] * av0
+                    + ws[uo + 4] * av1
+                    + ws[uo + 5] * av2
+                )
+            for i in range(nvj):
+                acc = 0.0
+                for j in range(nvj):
+                    acc += ws[dinv + nvj * i + j] * ws[tD + j]
+                qdd[iv + i] = acc
+                so = s_off + 6 * (iv + i)
+                aw0 += ws[so] * acc
+                aw1 += ws[so + 1] * acc
+                aw2 += ws[so + 2] * acc
+                av0 += ws[so + 3] * acc
+                av1 += ws[so + 4] * acc
+                av2 += ws[so + 5] * acc
         ws[w + WS_A] = aw0
         ws[w + WS_A + 1] = aw1
         ws[w + WS_A + 2] = aw2
@@ -1195,10 +1337,18 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
 
 
 @njit(cache=True)
-def point_jacobian(q, link, x0, x1, x2, world_point, J, mi, mf, ws):
+def point_jacobian(q, link, x, world_point, J, mi, mf, ws):
     """6 x nv Jacobian in world axes of the point x (link coordinates, or world coordinates if
     ``world_point``) fixed on ``link``: rows 0-2 angular velocity, rows 3-5 the point's linear
-    velocity.  Only the ancestor columns are written."""
+    velocity.  Only the ancestor columns are written.  Returns 0, -1 (q not finite) or -2
+    (x not finite)."""
+    if check_finite(q) >= 0:
+        return -1
+    if check_finite(x) >= 0:
+        return -2
+    x0 = x[0]
+    x1 = x[1]
+    x2 = x[2]
     joint_pass(q, q, mi, mf, ws, 2)
     nl = mi.shape[0]
     s_off = nl * WS_STRIDE
@@ -1247,6 +1397,7 @@ def point_jacobian(q, link, x0, x1, x2, world_point, J, mi, mf, ws):
             J[4, col] = o10 * sv0 + o11 * sv1 + o12 * sv2 + c1
             J[5, col] = o20 * sv0 + o21 * sv1 + o22 * sv2 + c2
         l = mi[l, MI_PARENT]
+    return 0
 
 
 @njit(cache=True)

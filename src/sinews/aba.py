@@ -25,7 +25,7 @@ __all__ = ["aba"]
 
 
 def _run(model, d, q, v, tau, F, flags, out):
-    c = model.compiled
+    c = d.c
     if not c.nlinks:
         return out
     code = K.aba(q, v, tau, F, out, c.mi, c.mf, d.ws, flags)
@@ -47,12 +47,12 @@ def aba(model, q, v, tau, f_ext=None, data=None, out=None) -> np.ndarray:
     Raises ``ValueError`` if a subtree is massless (singular articulated inertia).
     """
     d = get_data(model, data)
-    c = model.compiled
+    c = d.c
     q = vector(q, c.nq, "q")
     v = vector(v, c.nv, "v")
     tau = vector(tau, c.nv, "tau")
     F, flag = link_forces(model, d, f_ext)
-    return _run(model, d, q, v, tau, F, flag, np.empty(c.nv) if out is None else out)
+    return _run(model, d, q, v, tau, F, flag, np.empty(c.nv) if out is None else vector(out, c.nv, "out"))
 
 
 NO_FORCES = np.zeros((1, 6))

@@ -11,10 +11,16 @@ _EMPTY_FEXT = np.zeros((1, 6))
 
 
 def get_data(model: Model, data: Data | None) -> Data:
-    if not isinstance(model, Model):
-        raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
+    """The workspace to use: ``data`` (checked to belong to ``model``) or the model's default."""
     if data is None:
+        d = getattr(model, "_default_data", False)
+        if d:
+            return d
+        if d is False:
+            raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
         return model.default_data
+    if type(model) is not Model and not isinstance(model, Model):
+        raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
     if not isinstance(data, Data) or data.model is not model:
         raise ValueError("data must be a sinews.Data created for this model (model.data())")
     return data
@@ -29,7 +35,7 @@ def link_forces(model: Model, data: Data, f_ext) -> tuple[np.ndarray, int]:
     """
     if f_ext is None:
         return _EMPTY_FEXT, 0
-    c = model.compiled
+    c = data.c
     nb = model.nbodies
     if isinstance(f_ext, dict):
         F = np.zeros((nb, 6))

@@ -23,9 +23,11 @@ __all__ = ["crba"]
 def crba(model, q, data=None) -> np.ndarray:
     """The symmetric positive-definite joint-space inertia matrix ``M(q)`` (nv x nv)."""
     d = get_data(model, data)
-    c = model.compiled
+    c = d.c
     q = vector(q, c.nq, "q")
     M = np.zeros((c.nv, c.nv))
     if c.nlinks:
-        raise_kernel_code(K.crba(q, M, c.mi, c.mf, d.ws), ("q",))
+        code = K.crba(q, M, c.mi, c.mf, d.ws)
+        if code:
+            raise_kernel_code(code, ("q",))
     return M

@@ -13,13 +13,13 @@ Sources: Featherstone, RBDA chapters 2 and 4; RBDL ``CalcPointVelocity``,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import _kernels as K
 from . import _layout as L
-from ._checks import point as _point
 from ._checks import raise_kernel_code, vector
 from .algorithms import get_data
 from .spatial import Transform
@@ -117,9 +117,13 @@ def _link_point(model, body, point):
     """Link index and the point's coordinates in that link's frame (or -1 for the world)."""
     c = model.compiled
     b = model._resolve_body(body, "body")
-    r = _point(point, "point")
-    k = int(c.link_of_body[b])
-    return k, c.X_link_body_R[b] @ r + c.X_link_body_p[b]
+    r = vector(point, 3, "point")
+    x0, x1, x2 = r.tolist()
+    if not (math.isfinite(x0) and math.isfinite(x1) and math.isfinite(x2)):
+        raise ValueError("point contains NaN or infinity")
+    if c.body_in_link_frame[b]:
+        return c.link_of_body_list[b], r
+    return c.link_of_body_list[b], c.X_link_body_R[b] @ r + c.X_link_body_p[b]
 
 
 def body_placement(model, q, body, data=None) -> Transform:
@@ -196,12 +200,12 @@ def point_acceleration(model, q, v, a, body, point=(0.0, 0.0, 0.0), data=None) -
 
 
 def _jacobian6(model, d, q, k, x, world_point):
-    c = model.compiled
+    c = d.c
     J = np.zeros((6, c.nv))
     if k >= 0:
-        if K.check_finite(q) >= 0:
-            raise ValueError("q contains NaN or infinity")
-        K.point_jacobian(q, k, x[0], x[1], x[2], world_point, J, c.mi, c.mf, d.ws)
+        code = K.point_jacobian(q, k, x, world_point, J, c.mi, c.mf, d.ws)
+        if code:
+            raise ValueError("q contains NaN or infinity" if code == -1 else "point contains NaN or infinity")
     return J
 
 

@@ -292,6 +292,8 @@ class CompiledModel:
         self.nq = model.nq
         self.nv = model.nv
         self.link_of_body = link_of_body
+        self.link_of_body_list = [int(k) for k in link_of_body]
+        self.body_in_link_frame = [X.R is not None and np.array_equal(X.R, np.eye(3)) and not np.any(X.p) for X in X_link_body]
         self.link_body = np.array(links, dtype=np.int64)
         self.X_link_body_R = np.array([X.R for X in X_link_body])
         self.X_link_body_p = np.array([X.p for X in X_link_body])
@@ -384,6 +386,7 @@ class Data:
     def __init__(self, model: Model):
         c = model.compiled
         self.model = model
+        self.c = c
         self.ws = np.zeros(L.ws_size(c.nlinks, c.nv))
         s_off, u6_off, _, _ = L.ws_offsets(c.nlinks, c.nv)
         self.ws[s_off:u6_off] = c.constant_motion_subspaces().reshape(-1)

@@ -31,14 +31,16 @@ def rnea(model, q, v, a, f_ext=None, data=None, out=None) -> np.ndarray:
     preallocated result vector of length ``nv``.
     """
     d = get_data(model, data)
-    c = model.compiled
+    c = d.c
     q = vector(q, c.nq, "q")
     v = vector(v, c.nv, "v")
     a = vector(a, c.nv, "a")
     F, flag = link_forces(model, d, f_ext)
-    tau = np.empty(c.nv) if out is None else out
+    tau = np.empty(c.nv) if out is None else vector(out, c.nv, "out")
     if c.nlinks:
-        raise_kernel_code(K.rnea(q, v, a, F, tau, c.mi, c.mf, d.ws, flag), ("q", "v", "a", "f_ext"))
+        code = K.rnea(q, v, a, F, tau, c.mi, c.mf, d.ws, flag)
+        if code:
+            raise_kernel_code(code, ("q", "v", "a", "f_ext"))
     return tau
 
 

@@ -1,0 +1,133 @@
+"""``python -m sinews.bench core [--json PATH] [--calls N] [--rounds R]``
+
+Times sinews against Pinocchio (called from Python, in the same process, on identical inputs)
+for RNEA, CRBA, ABA and a point Jacobian on three models: Pinocchio's sample humanoid (through
+``sinews.interop.from_pinocchio``), a 7-DoF arm and a 12-DoF quadruped with a free-flyer base
+(built in sinews and converted with ``to_pinocchio``).
+
+Method: for each (model, algorithm) the two libraries are timed in alternating rounds (sinews,
+Pinocchio, sinews, ...), each round ``calls`` calls with ``timeit`` using the calling thread's
+CPU time (``time.thread_time``, so that time stolen by other processes on a shared machine is
+not counted for either library); the reported time is the median over rounds of the per-call
+time (at least ``calls * rounds`` calls each, 3000 by default), and the ratio is
+sinews / Pinocchio of those medians.  Results are checked for agreement before timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import timeit
+
+import numpy as np
+
+
+def _models():
+    import pinocchio as pin
+
+    from sinews.interop import from_pinocchio, to_pinocchio
+    from sinews.sample_models import arm7, quadruped12
+
+    pm = pin.buildSampleModelHumanoid()
+    yield "humanoid", from_pinocchio(pm), pm
+    for build in (arm7, quadruped12):
+        m = build()
+        yield m.name, m, to_pinocchio(m)
+
+
+def _time_pair(f_ours, f_peer, calls, rounds):
+    """Median per-call CPU time of the calling thread (``time.thread_time``), over alternating
+    rounds: time spent preempted by other processes is not counted, for either library."""
+    t_ours = timeit.Timer(f_ours, timer=time.thread_time)
+    t_peer = timeit.Timer(f_peer, timer=time.thread_time)
+    ours, peer = [], []
+    for _ in range(rounds):
+        ours.append(t_ours.timeit(number=calls) / calls)
+        peer.append(t_peer.timeit(number=calls) / calls)
+    return float(np.median(ours)) * 1e6, float(np.median(peer)) * 1e6
+
+
+def run(calls: int = 200, rounds: int = 15, seed: int = 0):
+    import pinocchio as pin
+
+    import sinews
+    from sinews.interop import PinocchioCoordinates
+
+    rows = []
+    for name, m, pm in _models():
+        pd = pm.createData()
+        cv = PinocchioCoordinates(m)
+        rng = np.random.default_rng(seed)
+        q = sinews.random_configuration(m, rng, -1.0, 1.0)
+        v = rng.normal(size=m.nv)
+        a = rng.normal(size=m.nv)
+        vp, ap = cv.v_to_pin(v), cv.v_to_pin(a)
+        tau = sinews.rnea(m, q, v, a)
+        taup = cv.v_to_pin(tau)
+        # the point: the last body's origin offset by 0.1 m
+        body = m.bodies[-1]
+        jid = pm.getJointId(body.name)
+        point = np.array([0.0, 0.0, 0.1])
+        fid = pm.addFrame(pin.Frame("bench_point", jid, pin.SE3(np.eye(3), point), pin.FrameType.OP_FRAME))
+        pd = pm.createData()
+
+        # agreement first
+        assert np.allclose(tau, cv.v_from_pin(pin.rnea(pm, pd, q, vp, ap)), atol=1e-9)
+        Mp = pin.crba(pm, pd, q)
+        assert np.allclose(sinews.crba(m, q), cv.matrix_from_pin(np.triu(Mp) + np.triu(Mp, 1).T), atol=1e-9)
+        assert np.allclose(sinews.aba(m, q, v, tau), a, atol=1e-8)
+        Jp = pin.computeFrameJacobian(pm, pd, q, fid, pin.LOCAL_WORLD_ALIGNED)[:3]
+        assert np.allclose(sinews.point_jacobian(m, q, body.id, point), cv.columns_from_pin(Jp), atol=1e-9)
+
+        cases = [
+            ("rnea", lambda: sinews.rnea(m, q, v, a), lambda: pin.rnea(pm, pd, q, vp, ap)),
+            ("crba", lambda: sinews.crba(m, q), lambda: pin.crba(pm, pd, q)),
+            ("aba", lambda: sinews.aba(m, q, v, tau), lambda: pin.aba(pm, pd, q, vp, taup)),
+            (
+                "point_jacobian",
+                lambda: sinews.point_jacobian(m, q, body.id, point),
+                lambda: pin.computeFrameJacobian(pm, pd, q, fid, pin.LOCAL_WORLD_ALIGNED),
+            ),
+        ]
+        for algo, f_ours, f_peer in cases:
+            f_ours()
+            f_peer()
+            ours, peer = _time_pair(f_ours, f_peer, calls, rounds)
+            rows.append(
+                {
+                    "model": name,
+                    "algorithm": algo,
+                    "sinews_us": round(ours, 3),
+                    "peer": "pinocchio " + pin.__version__,
+                    "peer_us": round(peer, 3),
+                    "ratio": round(ours / peer, 3),
+                }
+            )
+            print(f"{name:12s} {algo:15s} sinews {ours:8.2f} us   pinocchio {peer:8.2f} us   ratio {ours / peer:5.2f}", flush=True)
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m sinews.bench core", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
+    parser.add_argument("--calls", type=int, default=200, help="calls per timing round (default 200)")
+    parser.add_argument("--rounds", type=int, default=15, help="alternating rounds (default 15)")
+    args = parser.parse_args(argv)
+    if args.calls < 1 or args.rounds < 1:
+        parser.error("--calls and --rounds must be positive")
+    import sinews
+
+    sinews.warmup()
+    print(f"sinews core benchmark: median of {args.rounds} alternating rounds x {args.calls} calls", flush=True)
+    rows = run(args.calls, args.rounds)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"rows": rows}, fh, indent=2)
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
