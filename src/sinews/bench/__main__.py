@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-GROUPS = ("core", "constrained", "contact")
+GROUPS = ("core", "constrained", "contact", "lcp")
 
 
 def main(argv=None):
