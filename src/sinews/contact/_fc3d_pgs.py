@@ -41,12 +41,12 @@ _FASTMATH = {"reassoc", "contract"}
 
 
 @njit(cache=True, fastmath=_FASTMATH)
-def pgs_kernel(W, q, mu, r, u, params, info):
+def pgs_kernel(W, q, mu, r, u, params):
     """Run PGS sweeps in place on r (warm start) and write u = W r + q at exit.
 
-    params = [tol, max_iter, omega, check_every, norm_scale]  where the relative error is
-    sqrt(sum ||F_nat||^2) / norm_scale.
-    info (out) = [iterations, error, converged]
+    params = [tol, max_iter, omega, check_every, norm_scale, iterations, error, converged]:
+    the first five are inputs (the relative error is sqrt(sum ||F_nat||^2) / norm_scale), the
+    last three are written at exit.
     """
     tol = params[0]
     max_iter = int(params[1])
@@ -125,6 +125,6 @@ def pgs_kernel(W, q, mu, r, u, params, info):
                 s += W[i, j] * r[j]
             u[i] = s
         err = np.sqrt(natural_map_sq_sum(r, u, mu, 3)) / scale
-    info[0] = it
-    info[1] = err
-    info[2] = 1.0 if converged else 0.0
+    params[5] = it
+    params[6] = err
+    params[7] = 1.0 if converged else 0.0

@@ -269,6 +269,8 @@ _KERNELS = None
 
 
 def _check_W(problem, W):
+    if W is problem.W or W is problem._dense:
+        return W
     if not (isinstance(W, np.ndarray) and W.shape == (problem.size, problem.size)
             and W.dtype == np.float64 and W.flags.c_contiguous):
         raise ValueError("W: expected the problem's W as a C-contiguous float64 (m, m) array")
@@ -313,10 +315,10 @@ def solve_pgs(problem, *, tol=1e-8, max_iter=5000, omega=1.0, r0=None, W=None, c
         raise ValueError("problem: W has a non-positive diagonal entry; PGS needs W_ii > 0")
     Wd = problem.dense_W() if W is None else _check_W(problem, W)
     u = np.empty_like(r)
-    info = np.zeros(3)
-    params = np.array([tol, max_iter, omega, max(1, int(check_every)), 1.0 + problem._norm_q])
-    _kernels().pgs_kernel(Wd, problem.q, problem.mu, r, u, params, info)
-    return FrictionContactResult(r, u, float(info[1]), int(info[0]), bool(info[2]), "pgs")
+    params = np.array([tol, max_iter, omega, max(1, int(check_every)), 1.0 + problem._norm_q,
+                       0.0, 0.0, 0.0])
+    _kernels().pgs_kernel(Wd, problem.q, problem.mu, r, u, params)
+    return FrictionContactResult(r, u, float(params[6]), int(params[5]), bool(params[7]), "pgs")
 
 
 def solve_admm(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, rho=None, **options):
