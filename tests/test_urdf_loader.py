@@ -39,6 +39,12 @@ def test_urdf_path_string_pathlike_xml_and_bytes_agree():
         np.testing.assert_array_equal(sinews.crba(m, q), ref)
 
 
+def test_urdf_xml_string_may_start_with_blank_lines():
+    # a triple-quoted string usually starts with a newline, before the XML declaration
+    m = load_urdf("\n    " + (DATA / "urdf_arm3.urdf").read_text())
+    assert m.nq == 3
+
+
 def test_urdf_package_level_load_urdf_delegates():
     m = sinews.load_urdf(DATA / "urdf_floating.urdf", floating_base=True, gravity=(0, 0, -1.62))
     assert m.body(1).joint.kind == "FreeFlyer" and m.body(1).name == "body"

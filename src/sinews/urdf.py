@@ -68,8 +68,9 @@ def _read_source(source) -> tuple[bytes, str]:
     if isinstance(source, os.PathLike):
         path = Path(source)
     elif isinstance(source, str):
-        if source.lstrip().startswith("<"):
-            return source.encode("utf-8"), "<XML string>"
+        text = source.lstrip("\ufeff \t\r\n")  # an XML declaration must come first
+        if text.startswith("<"):
+            return text.encode("utf-8"), "<XML string>"
         if not source.strip():
             raise URDFError("source: empty string (expected a URDF file path or an XML string)")
         path = Path(source)
