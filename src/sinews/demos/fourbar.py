@@ -27,6 +27,7 @@ long-run demo.)
 from __future__ import annotations
 
 import pathlib
+import sys
 import time
 
 import numpy as np
