@@ -129,7 +129,7 @@ def simulate(model, cs, q0, v0, t_end: float, dt: float, label: str = "", progre
         q, v = rk4_step(model, acc, q, v, dt)
         Q[k + 1], V[k + 1] = q, v
         if progress and (k + 1) % report == 0:
-            print(f"  {label}: t = {t[k + 1]:.2f} s ({100 * (k + 1) // n}%)", flush=True)
+            print(f"  {label}: t = {t[k + 1]:.2f} s ({100 * (k + 1) // n}%)", file=sys.stderr, flush=True)
     phi = np.array([np.linalg.norm(constraint_position_error(model, Q[k], cs)) for k in range(n + 1)])
     phid = np.array([np.linalg.norm(constraint_velocity_error(model, Q[k], V[k], cs)) for k in range(n + 1)])
     energy = np.array([sinews.mechanical_energy(model, Q[k], V[k]) for k in range(n + 1)])

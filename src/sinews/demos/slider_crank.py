@@ -128,7 +128,7 @@ def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
         q, v = _rk4_step(model, acc, q, v, dt)
         Q[k + 1], V[k + 1] = q, v
         if not quick and (k + 1) % report == 0:
-            print(f"  t = {t[k + 1]:.2f} s ({100 * (k + 1) // n}%)", flush=True)
+            print(f"  t = {t[k + 1]:.2f} s ({100 * (k + 1) // n}%)", file=sys.stderr, flush=True)
     wall = time.perf_counter() - t0
     phi = np.array([np.linalg.norm(constraint_position_error(model, Q[k], cs)) for k in range(n + 1)])
     theta, x = Q[:, 0], Q[:, 2]
