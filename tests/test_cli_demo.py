@@ -115,15 +115,14 @@ def extra_demo_dir(tmp_path, monkeypatch):
     folder = tmp_path / "more_demos"
     folder.mkdir()
     monkeypatch.setattr(demos, "__path__", [*demos.__path__, str(folder)])
-    added = []
-    yield folder, added
+    yield folder
     for name in list(sys.modules):
         if name.startswith("sinews.demos.zz_test_"):
             del sys.modules[name]
 
 
 def test_cli_registry_discovers_new_modules_without_edits(extra_demo_dir, tmp_path, capsys):
-    folder, _ = extra_demo_dir
+    folder = extra_demo_dir
     (folder / "zz_test_hello.py").write_text(textwrap.dedent('''
         NAME = "hello"
         DESCRIPTION = "writes a greeting"
@@ -146,7 +145,7 @@ def test_cli_registry_discovers_new_modules_without_edits(extra_demo_dir, tmp_pa
 
 
 def test_cli_registry_skips_broken_modules(extra_demo_dir):
-    folder, _ = extra_demo_dir
+    folder = extra_demo_dir
     (folder / "zz_test_broken.py").write_text("raise RuntimeError('boom')\n")
     (folder / "zz_test_incomplete.py").write_text("NAME = 'incomplete'\n")
     with pytest.warns(RuntimeWarning) as record:
@@ -157,7 +156,7 @@ def test_cli_registry_skips_broken_modules(extra_demo_dir):
 
 
 def test_cli_demo_failure_exits_1(extra_demo_dir, tmp_path, capsys):
-    folder, _ = extra_demo_dir
+    folder = extra_demo_dir
     (folder / "zz_test_fails.py").write_text(textwrap.dedent('''
         NAME = "fails"
         DESCRIPTION = "always fails"
