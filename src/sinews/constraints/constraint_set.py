@@ -24,6 +24,8 @@ splits ``add(..., name="foot", id=7)`` followed by ``add(...)`` into two groups)
 3. ``baumgarte`` / ``time_constant`` given on a row that joins a group must agree with the
    group's settings (``None``, the default, means "inherit"); a conflict is a ``ValueError``.
 4. Custom constraints always form their own group.
+5. The rows of a group are contiguous: a group can only grow while it is the most recent
+   group; adding to an older group is a ``ValueError`` (add all rows of a group first).
 
 Every ``add_*`` returns the row's *assigned id* = its row index (for a custom constraint, the
 index of its first row).  ``group_by_assigned_id(row)`` accepts any row index.
@@ -87,9 +89,14 @@ class ConstraintSet:
             raise ValueError(f"id {id} belongs to group {g.index} named {g.name!r}, not {name!r}")
         if id is not None and g.id != id:
             raise ValueError(f"name {name!r} belongs to group {g.index} with id {g.id}, not {id}")
-        if g.type != kind or not same(g):
+        if g.type != kind:
             raise ValueError(
-                f"group {g.label!r} (index {g.index}) is a {g.type} group with a different "
+                f"group {g.label!r} (index {g.index}) is a {g.type} group: a {kind} row cannot join it; "
+                "use another name or id"
+            )
+        if not same(g):
+            raise ValueError(
+                f"group {g.label!r} (index {g.index}) has a different "
                 f"{'body/point' if kind == 'contact' else 'bodies/frames'}: use another name or id"
             )
         return g, name, id
