@@ -503,8 +503,8 @@ class PLUSImpulseSolver(ImpulseSolver):
 
     Active-set loop: Newton on ``err(pi) = 0`` over the active rows -- linear rows
     ``(A pi - rhs)_i``; sliding rows ``a_F (pi_F - mu N(pi) u)`` with frozen unit slip ``u``;
-    impending rows ``w_F = lambda pi_F`` with ``||pi_F|| = mu N`` and ``lambda >= 0`` (friction on
-    the disk boundary, opposing the end slip ``w_F``) -- with minimum-norm least-squares steps
+    impending rows ``pi_F = mu N d``, ``w_F = lambda d`` with ``||d|| = 1`` and ``lambda >= 0``
+    (friction on the disk boundary, opposing the end slip ``w_F``) -- with minimum-norm steps
     (``gelsy``) and backtracking.  Then the worst violation is pruned: a pulling normal turns its
     contact off (or first makes its rolling friction impending), a friction outside its disk
     becomes impending, a bounded row outside its bounds is clamped.  When nothing is violated,
@@ -627,12 +627,14 @@ class PLUSImpulseSolver(ImpulseSolver):
                 rows = prob.frictions[change[1]].rows
                 guess[rows] = -guess[rows]
             st.apply(change)
+            st.restart_normals(guess, rhs, pscale)
             changes += 1
 
     # -- Newton on the active set ---------------------------------------------------------------
     def _newton(self, prob, st, rhs, act, x, tol_abs, pscale):
-        """Newton with min-norm least-squares steps; unknowns: active impulses, then one
-        multiplier ``lambda`` per impending friction group.  Returns (ok, pi_act, iters, res)."""
+        """Newton with min-norm least-squares steps.  Unknowns: the active impulses, except that
+        an impending group's friction entries hold its unit direction ``d``; then one slip speed
+        ``lambda`` per impending group.  Returns ``(ok, pi[act], iterations, residual)``."""
         if act.size == 0:
             return True, x, 0, 0.0
         pos = np.full(prob.A.shape[0], -1, dtype=np.int64)
@@ -641,13 +643,15 @@ class PLUSImpulseSolver(ImpulseSolver):
         pi0 = st.base.copy()
         pi0[act] = x
         w0 = rhs - prob.A @ pi0
+        x = x.copy()
         lam0 = []
-        for gi in impending:  # start from the guess's own ratio w_F / pi_F where it has one
-            piF, wF = pi0[prob.frictions[gi].rows], w0[prob.frictions[gi].rows]
+        for gi in impending:  # direction from the guess's friction, else from its slip
+            rows = prob.frictions[gi].rows
+            d = pi0[rows] if np.any(pi0[rows]) else w0[rows]
+            d = d / np.linalg.norm(d) if np.any(d) else np.eye(rows.size)[0]
+            x[pos[rows]] = d
             lam = st.lam[gi]
-            if np.isnan(lam):
-                lam = max(0.0, float(wF @ piF) / float(piF @ piF)) if piF @ piF > 0 else 0.0
-            lam0.append(lam)
+            lam0.append(max(0.0, float(w0[rows] @ d)) if np.isnan(lam) else lam)
         x = np.concatenate([x, lam0])
         eps_soft = (np.sqrt(_EPS) * pscale) ** 2 if pscale > 0 else 1e-300
         pscale = pscale if pscale > 0 else 1.0
@@ -659,7 +663,8 @@ class PLUSImpulseSolver(ImpulseSolver):
         def done(ok):
             for j, gi in enumerate(impending):
                 st.lam[gi] = x[act.size + j]
-            return ok, x[:act.size], n_it, nrm
+            pi, _ = _impulses(prob, st, act, pos, impending, x, eps_soft, False)
+            return ok, pi[act], n_it, nrm
 
         n_it = 0
         err, J = evaluate(x)
@@ -752,32 +757,55 @@ def _limit_and_gradient(g, pi, piE_left, pos, n_act, eps_soft, jac):
     return N, grad
 
 
+def _impulses(prob, st, act, pos, impending, x, eps_soft, jac):
+    """Impulses ``pi`` from the Newton unknowns ``x``, and ``P = d pi / d x`` if ``jac``.
+
+    An impending group's entries of ``x`` are its unit direction ``d``: ``pi_F = mu N(pi) d``.
+    """
+    m, n_act, n = prob.A.shape[0], act.size, x.size
+    pi = st.base.copy()
+    pi[act] = x[:n_act]
+    P = None
+    if jac:
+        P = np.zeros((m, n))
+        P[act, np.arange(n_act)] = 1.0
+    for gi in impending:
+        g = prob.frictions[gi]
+        fp = pos[g.rows]
+        d = x[fp]
+        N, dN = _limit_and_gradient(g, pi, st.piE_left, pos, n_act, eps_soft, jac)
+        pi[g.rows] = g.mu * N * d
+        if jac:
+            P[g.rows, :] = 0.0
+            P[np.ix_(g.rows, fp)] = g.mu * N * np.eye(g.rows.size)
+            P[np.ix_(g.rows, np.arange(n_act))] += g.mu * np.outer(d, dN)
+    return pi, P
+
+
 def _plus_residual(prob, st, rhs, act, pos, impending, x, eps_soft, pscale, jac):
     """PLUS residual vector (velocity units) and Jacobian.
 
-    ``x`` holds the active impulses followed by one ``lambda`` per impending group.  Rows:
+    ``x`` holds the active unknowns (see :func:`_impulses`) and then one slip speed ``lambda``
+    per impending group.  Rows:
 
-    * linear rows: ``(A pi - rhs)_i``  (velocity error still left, with sign flipped);
+    * linear rows: ``(A pi - rhs)_i``  (the velocity error still left, sign flipped);
     * sliding rows (frozen unit slip ``u``): ``a (pi_F - mu N(pi) u)``, ``a`` the mean of the
       group's diagonal of ``A`` (turns impulses into velocities);
-    * impending rows: ``(A pi - rhs)_F + lambda pi_F`` -- the end slip ``w_F = lambda pi_F`` is
-      parallel to the friction multiplier (the friction force opposes it) -- plus one row
-      ``a (||pi_F||^2 - (mu N)^2) / (2 p)`` putting the impulse on the disk boundary
-      (``p`` an impulse scale).  Unlike ``pi_F = mu N w/||w||`` this is smooth at ``w = 0``.
+    * impending rows: ``(A pi - rhs)_F + lambda d = 0``, i.e. the end slip is ``w_F = lambda d``
+      with ``pi_F = mu N d`` on the disk boundary (the friction force opposes the slip), plus
+      ``a p (d.d - 1) / 2 = 0`` (``p`` an impulse scale).  Smooth at zero slip and well scaled
+      whether the slip is large or small (``lambda`` is the slip speed).
     """
     A = prob.A
     n_act = act.size
     n = x.size
-    pi = st.base.copy()
-    pi[act] = x[:n_act]
+    pi, P = _impulses(prob, st, act, pos, impending, x, eps_soft, jac)
     w = rhs - A @ pi
     err = np.empty(n)
     err[:n_act] = -w[act]
+    J = np.zeros((n, n)) if jac else None
     if jac:
-        J = np.zeros((n, n))
-        J[:n_act, :n_act] = A[np.ix_(act, act)]
-    else:
-        J = None
+        J[:n_act, :] = A[act] @ P
     diagA = np.diag(A)
     for gi, g in enumerate(prob.frictions):
         if st.fric[gi] != FricCond.SLIDING:
@@ -796,19 +824,15 @@ def _plus_residual(prob, st, rhs, act, pos, impending, x, eps_soft, pscale, jac)
         g = prob.frictions[gi]
         fp = pos[g.rows]
         lam_ix = n_act + j
-        lam = x[lam_ix]
+        d = x[fp]
         a = float(np.mean(diagA[g.rows]))
-        a = a if a > 0 else 1.0
-        N, dN = _limit_and_gradient(g, pi, st.piE_left, pos, n_act, eps_soft, jac)
-        piF = pi[g.rows]
-        err[fp] += lam * piF
-        c = a / (2.0 * pscale)
-        err[lam_ix] = c * (float(piF @ piF) - (g.mu * N) ** 2)
+        scale = (a if a > 0 else 1.0) * pscale
+        err[fp] += x[lam_ix] * d
+        err[lam_ix] = 0.5 * scale * (float(d @ d) - 1.0)
         if jac:
-            J[fp, fp] += lam
-            J[fp, lam_ix] = piF
-            J[lam_ix, :n_act] = -2.0 * c * g.mu**2 * N * dN
-            J[lam_ix, fp] += 2.0 * c * piF
+            J[fp, fp] += x[lam_ix]
+            J[fp, lam_ix] = d
+            J[lam_ix, fp] = scale * d
     return err, J
 
 
@@ -834,7 +858,7 @@ class _IntervalState:
                 self.fric.append(FricCond.ROLLING)
                 self.direction.append(np.zeros(g.rows.size))
         self.fric_start = list(self.fric)
-        self.lam = [np.nan] * len(prob.frictions)  # impending multipliers (w_F = lam pi_F)
+        self.lam = [np.nan] * len(prob.frictions)  # impending end slip speeds (w_F = lam d)
         self.flipped = set()
 
     def initial_guess(self, pscale):
@@ -843,6 +867,15 @@ class _IntervalState:
         for c in self.prob.contacts:
             guess[c.row] = -c.sign * 1e-8 * pscale
         return guess
+
+    def restart_normals(self, guess, rhs, pscale):
+        """Start active normals that were projected to zero from a pushing estimate instead of
+        the kink of ``min(z, 0)``: the single-row value ``rhs_n / A_nn`` if that pushes."""
+        A = self.prob.A
+        for ci, c in enumerate(self.prob.contacts):
+            if self.contact_on[ci] and c.sign * guess[c.row] >= 0:
+                alone = rhs[c.row] / A[c.row, c.row] if A[c.row, c.row] > 0 else 0.0
+                guess[c.row] = alone if c.sign * alone < 0 else -c.sign * 1e-8 * pscale
 
     def active_rows(self):
         prob = self.prob
