@@ -40,7 +40,8 @@ Solvers
 -------
 * :class:`PGSImpulseSolver` -- projected Gauss--Seidel with successive over-relaxation (SOR factor
   1.2, reduced by 0.8 whenever the error grows), groups swept in Simbody's order, radial projection
-  onto the friction disk, RMS convergence test.
+  onto the friction disk, RMS convergence test.  The sweeps run in a Numba kernel
+  (:mod:`sinews.contact._simbody_pgs`) compiled on the first PGS solve, not at import.
 * :class:`PLUSImpulseSolver` -- sliding *intervals*: friction that slides at the start of an
   interval keeps its direction; a Newton solve on the current active set (minimum-norm
   least-squares steps from a complete orthogonal factorization, LAPACK ``gelsy``, with a
