@@ -170,3 +170,26 @@ def test_wrong_data_for_model(model):
 def test_body_jacobian_unknown_frame_kind(model):
     with pytest.raises(ValueError, match="frame must be 'local'"):
         sinews.body_jacobian(model, np.zeros(3), "link1", "body")
+
+
+def test_bodies_welded_to_the_world_stay_on_the_ground():
+    """Regression: a body welded to the world (link index -1) must not leak into the last link."""
+    m = sinews.Model()
+    base = m.add_body(0, J.Fixed(), Transform.translation([0, 0, 1.0]), SpatialInertia.from_box(5.0, (1, 1, 1)), "base")
+    plate = m.add_body(base, J.Fixed(), Transform.translation([0.5, 0, 0]), SpatialInertia.point_mass(3.0), "plate")
+    rod = m.add_body(base, J.RevoluteY(), None, SpatialInertia.from_rod(1.0, 1.0), "rod")
+    m.add_frame("on_plate", plate, Transform.translation([0, 0.1, 0]))
+    ref = sinews.Model()
+    ref.add_body(0, J.RevoluteY(), Transform.translation([0, 0, 1.0]), SpatialInertia.from_rod(1.0, 1.0), "rod")
+    q = np.array([0.4])
+    np.testing.assert_allclose(sinews.crba(m, q), sinews.crba(ref, q), atol=1e-14)
+    pl = sinews.forward_kinematics(m, q)
+    np.testing.assert_allclose(pl.p[plate], [0.5, 0, 1.0], atol=1e-14)
+    np.testing.assert_allclose(pl.R[base], np.eye(3), atol=1e-14)
+    np.testing.assert_allclose(pl.frame("on_plate").p, [0.5, 0.1, 1.0], atol=1e-14)
+    np.testing.assert_allclose(pl.p[rod], [0, 0, 1.0], atol=1e-14)
+    F = np.zeros((m.nbodies, 6))
+    F[plate] = [0, 7.0, 0, 0, 0, 5.0]
+    z = np.zeros(1)
+    np.testing.assert_allclose(sinews.rnea(m, q, z, z, F), sinews.rnea(ref, q, z, z), atol=1e-12)
+    np.testing.assert_allclose(sinews.point_jacobian(m, q, plate), np.zeros((3, 1)))

@@ -141,11 +141,6 @@ def test_urdf_placements_match_pinocchio(fname, floating):
     assert _compare_placements(model, pm, welded=False) > 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: sinews.forward_kinematics places bodies welded to the world (link -1) "
-    "with the pose of the last link (model.py/kinematics.py index link_of_body == -1)",
-)
 @pytest.mark.parametrize("fname", ["urdf_arm3.urdf", "urdf_tree.urdf"])
 def test_urdf_placements_of_links_welded_to_the_world(fname):
     model, pm = _load_pair(fname, False)

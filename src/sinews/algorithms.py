@@ -31,7 +31,8 @@ def link_forces(model: Model, data: Data, f_ext) -> tuple[np.ndarray, int]:
 
     ``f_ext``: ``None``; an array ``(nbodies, 6)`` indexed by body id (row 0, the world, must be
     zero); or a dict ``{body id or name: wrench}``.  Each wrench ``[n; f]`` is expressed in the
-    body's own frame and taken about the body-frame origin.  Returns (array, flag).
+    body's own frame and taken about the body-frame origin.  Wrenches on bodies welded to the
+    world have no effect.  Returns (array, flag).
     """
     if f_ext is None:
         return _EMPTY_FEXT, 0
@@ -55,5 +56,7 @@ def link_forces(model: Model, data: Data, f_ext) -> tuple[np.ndarray, int]:
     n_ang = np.einsum("bij,bj->bi", R, F[1:, :3]) + np.cross(p, f_lin)
     out = data.fext_links
     out[:] = 0.0
-    np.add.at(out, c.link_of_body[1:], np.concatenate([n_ang, f_lin], axis=1))
+    links = c.link_of_body[1:]
+    moving = links >= 0  # forces on bodies welded to the world act on the ground
+    np.add.at(out, links[moving], np.concatenate([n_ang, f_lin], axis=1)[moving])
     return out, 1

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _kernels as K
 from . import _layout as L
 from ._checks import finite_vector
 from .joints import JT_FREEFLYER, JT_SPHERICAL
-from .spatial import exp_se3, exp_so3, log_se3, log_so3, matrix_to_quat, quat_to_matrix
+from .spatial import log_se3, log_so3, quat_to_matrix
 
 __all__ = ["neutral", "integrate", "difference", "normalize", "random_configuration"]
 
@@ -48,41 +49,26 @@ def neutral(model) -> np.ndarray:
 
 def integrate(model, q, v, dt: float = 1.0) -> np.ndarray:
     """The configuration reached from ``q`` with constant velocity ``v`` after ``dt``."""
+    c = model.compiled
     q = finite_vector(q, model.nq, "q")
     v = finite_vector(v, model.nv, "v")
     dt = float(dt)
     if not np.isfinite(dt):
         raise ValueError("dt must be finite")
-    out = q.copy()
-    euclid = np.ones(model.nq, dtype=bool)
-    for jt, iq, iv, nv in _joints(model):
-        if jt == JT_SPHERICAL:
-            R = _quat(q, iq, "q") @ exp_so3(v[iv : iv + 3] * dt)
-            out[iq : iq + 4] = _same_hemisphere(matrix_to_quat(R), q[iq : iq + 4])
-            euclid[iq : iq + 4] = False
-        elif jt == JT_FREEFLYER:
-            R0 = _quat(q, iq + 3, "q")
-            dR, dp = exp_se3(v[iv : iv + 6] * dt)
-            out[iq : iq + 3] = q[iq : iq + 3] + R0 @ dp
-            out[iq + 3 : iq + 7] = _same_hemisphere(matrix_to_quat(R0 @ dR), q[iq + 3 : iq + 7])
-            euclid[iq : iq + 7] = False
-    if euclid.any():
-        # Euclidean joints have nq == nv and their q and v indices advance together
-        vmap = _euclid_v_index(model)
-        out[euclid] = q[euclid] + v[vmap[euclid]] * dt
+    if c.has_quaternion:
+        _check_unit_quaternions(c, q, "q")
+    out = np.empty(model.nq)
+    if c.nlinks:
+        K.integrate(q, v, dt, out, c.mi)
     return out
 
 
-def _same_hemisphere(quat, ref):
-    return -quat if quat @ ref < 0 else quat
-
-
-def _euclid_v_index(model):
-    idx = np.full(model.nq, -1, dtype=np.int64)
-    for jt, iq, iv, nv in _joints(model):
-        if jt not in (JT_SPHERICAL, JT_FREEFLYER):
-            idx[iq : iq + nv] = np.arange(iv, iv + nv)
-    return idx
+def _check_unit_quaternions(c, q, name):
+    norms = np.linalg.norm(q[c.quat_slices], axis=1)
+    bad = np.flatnonzero(np.abs(norms - 1.0) > 1e-6)
+    if bad.size:
+        i = int(c.quat_slices[bad[0], 0])
+        raise ValueError(f"{name}[{i}:{i + 4}] must be a unit quaternion (norm {norms[bad[0]]:.6g}); use sinews.normalize")
 
 
 def difference(model, q0, q1) -> np.ndarray:

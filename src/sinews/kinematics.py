@@ -97,6 +97,9 @@ def forward_kinematics(model, q, data=None) -> Placements:
     p[0] = 0.0
     if nb > 1:
         oR, op = _link_world(model, d)
+        # index -1 (bodies welded to the world) selects the appended identity pose
+        oR = np.concatenate([oR, np.eye(3)[None]])
+        op = np.concatenate([op, np.zeros((1, 3))])
         links = c.link_of_body[1:]
         Rl, pl = oR[links], op[links]
         R[1:] = Rl @ c.X_link_body_R[1:]

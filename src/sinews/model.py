@@ -301,6 +301,8 @@ class CompiledModel:
         inertia = [SpatialInertia.zero() for _ in range(nl)]
         for b in bodies[1:]:
             k = link_of_body[b.id]
+            if k < 0:
+                continue  # welded to the world: part of the ground, no dynamic effect
             inertia[k] = inertia[k] + b.inertia.transformed(X_link_body[b.id])
         mi = np.zeros((max(nl, 1), L.MI_STRIDE), dtype=np.int64)
         extra = []
@@ -353,6 +355,12 @@ class CompiledModel:
         for k in range(nl):
             self.link_of_dof[mi[k, L.MI_IV] : mi[k, L.MI_IV] + mi[k, L.MI_NV]] = k
         self.has_quaternion = bool(np.any(np.isin(self.mi[:, L.MI_TYPE], [JT_SPHERICAL, JT_FREEFLYER])))
+        starts = [
+            int(self.mi[k, L.MI_IQ]) + (3 if self.mi[k, L.MI_TYPE] == JT_FREEFLYER else 0)
+            for k in range(nl)
+            if self.mi[k, L.MI_TYPE] in (JT_SPHERICAL, JT_FREEFLYER)
+        ]
+        self.quat_slices = np.array(starts, dtype=np.int64).reshape(-1, 1) + np.arange(4)
 
     def constant_motion_subspaces(self) -> np.ndarray:
         """S (6 x nv, child axes) for every joint whose S does not depend on q (zeros elsewhere)."""
