@@ -278,17 +278,20 @@ def _check_W(problem, W):
 
 
 def _check_solver_args(problem, tol, max_iter, r0):
-    if not isinstance(problem, FrictionContactProblem):
+    """Validate the common solver arguments; return a fresh (2m,) buffer [r0 | scratch]."""
+    if type(problem) is not FrictionContactProblem and not isinstance(problem, FrictionContactProblem):
         raise ValueError("problem: expected a FrictionContactProblem")
     if problem.dimension != 3:
         raise ValueError("problem: the solvers handle 3-D contact only (dimension=3)")
-    if not (isinstance(tol, (int, float, np.floating)) and math.isfinite(tol) and tol > 0):
+    if not (type(tol) is float or isinstance(tol, (int, np.floating))) or not (0.0 < tol < math.inf):
         raise ValueError(f"tol: must be a positive number, got {tol}")
-    if int(max_iter) < 1:
+    if max_iter < 1:
         raise ValueError(f"max_iter: must be >= 1, got {max_iter}")
-    if r0 is None:
-        return np.zeros(problem.size)
-    return _check_r(problem, r0).copy()
+    m = problem.q.shape[0]
+    buf = np.zeros(2 * m)
+    if r0 is not None:
+        buf[:m] = _check_r(problem, r0)
+    return buf
 
 
 # --------------------------------------------------------------------------------------------
@@ -308,13 +311,15 @@ def solve_pgs(problem, *, tol=1e-8, max_iter=5000, omega=1.0, r0=None, W=None, c
         W: optional pre-densified C-contiguous W (to amortise a sparse -> dense copy).
         check_every: evaluate the true error at least every this many sweeps.
     """
-    r = _check_solver_args(problem, tol, max_iter, r0)
+    buf = _check_solver_args(problem, tol, max_iter, r0)
     if not (0.0 < omega < 2.0):
         raise ValueError(f"omega: must lie in (0, 2), got {omega}")
     if not problem._diag_positive:
         raise ValueError("problem: W has a non-positive diagonal entry; PGS needs W_ii > 0")
     Wd = problem.dense_W() if W is None else _check_W(problem, W)
-    u = np.empty_like(r)
+    m = problem.q.shape[0]
+    r = buf[:m]
+    u = buf[m:]
     params = np.array([tol, max_iter, omega, max(1, int(check_every)), 1.0 + problem._norm_q,
                        0.0, 0.0, 0.0])
     _kernels().pgs_kernel(Wd, problem.q, problem.mu, r, u, params)
@@ -337,7 +342,7 @@ def solve_admm(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, rho=None, *
     """
     from ._fc3d_admm import admm_solve
 
-    r = _check_solver_args(problem, tol, max_iter, r0)
+    r = _check_solver_args(problem, tol, max_iter, r0)[: problem.size].copy()
     Wd = problem.dense_W() if W is None else _check_W(problem, W)
     return admm_solve(Wd, problem.q, problem.mu, r, tol, int(max_iter), rho, FrictionContactResult, **options)
 
@@ -354,7 +359,7 @@ def solve(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, chunk=100, windo
     phases -- is a fair work measure; ``info`` records the split.  If ADMM ends worse than PGS
     did, PGS's reactions are returned.
     """
-    r = _check_solver_args(problem, tol, max_iter, r0)
+    r = _check_solver_args(problem, tol, max_iter, r0)[: problem.size].copy()
     if int(chunk) < 1 or int(window) < 1:
         raise ValueError(f"chunk, window: must be >= 1, got {chunk}, {window}")
     Wd = problem.dense_W() if W is None else _check_W(problem, W)
