@@ -34,6 +34,7 @@ from .ltl import LTLFactor, ltl_factor
 from .minv import minv_times, minverse
 from .model import Body, Data, Frame, Model
 from .rnea import gravity_torques, nonlinear_effects, rnea
+from .simulate import Trajectory, simulate
 from .spatial import SpatialInertia, Transform
 
 __version__ = "0.1.0.dev0"
@@ -95,5 +96,7 @@ __all__ = [
     "normalize",
     "random_configuration",
     "load_urdf",
+    "simulate",
+    "Trajectory",
     "warmup",
 ]
