@@ -52,8 +52,14 @@ def four_bar(baumgarte=False, time_constant=0.1):
 def slider_crank_3d():
     """Scenario H: slider (prismatic x), crank (RevoluteZ at (0,0,2.1), frame roty(-pi/2)),
     rod (EulerZYX on the crank at (1,0,0), frame roty(pi)); loop Tx, Ty, Tz, Rz between the
-    slider frame (0,0,0.1) and the rod frame (3,0,0) with RBDL's transposed frame reading
-    (R_body_frame = E).  The zero configuration is assembled."""
+    slider frame (0,0,0.1) and the rod frame (E = roty(-pi/2), r = (3,0,0)).
+
+    The rod frame is converted like every RBDL transform, ``Transform(E^T, r)``, so that the
+    two loop frames coincide at q = 0.  RBDL reads loop frames transposed (rbdl.md section
+    0.6), which leaves them rotated by pi about y at q = 0: phi is still 0 there (sin(pi) = 0)
+    but the sin-based rotation error is then blind to the Rz motion (d phi_z / dt = 0 while
+    G_z v = omega_z), so Baumgarte terms and assembly would not act on that row.  The zero
+    configuration is assembled, and is a dead centre (crank and rod collinear: rank G = 3)."""
     m = Model(gravity=GRAVITY_Y, name="slider_crank_3d")
     slider = m.add_body(0, joints.PrismaticX(), None, SpatialInertia(5.0, (0, 0, 0), np.eye(3)), "slider")
     crank = m.add_body(0, joints.RevoluteZ(), Transform(rbdl_roty(-np.pi / 2).T, (0, 0, 2.1)),
@@ -62,7 +68,7 @@ def slider_crank_3d():
                SpatialInertia(1.0, (1.5, 0, 0), np.diag([0.02, 0.76, 0.76])), "rod")
     cs = ConstraintSet()
     X_P = Transform(np.eye(3), (0, 0, 0.1))
-    X_S = Transform(rbdl_roty(-np.pi / 2), (3.0, 0, 0))
+    X_S = Transform(rbdl_roty(-np.pi / 2).T, (3.0, 0, 0))
     for ax in [(0, 0, 0, 1, 0, 0), (0, 0, 0, 0, 1, 0), (0, 0, 0, 0, 0, 1), (0, 0, 1, 0, 0, 0)]:
         cs.add_loop_constraint(slider, "rod", X_P, X_S, ax, name="loop")
     return m, cs
