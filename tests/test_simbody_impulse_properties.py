@@ -22,6 +22,9 @@ from sinews.contact.impulse_solver import (
 
 FAST = settings(max_examples=40, deadline=None)
 
+# Numerical trouble (overflow, 0/0) must not pass silently.
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
 
 def random_system(seed, n_rows, n_dofs, velocity_scale=2.0):
     rng = np.random.default_rng(seed)

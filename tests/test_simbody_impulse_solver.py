@@ -26,6 +26,9 @@ from sinews.contact.impulse_solver import (
 
 SOLVERS = [PGSImpulseSolver, PLUSImpulseSolver]
 
+# Numerical trouble (overflow, 0/0) must not pass silently.
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
 
 def tight(cls):
     """Solvers with tight tolerances so that closed forms can be compared to 1e-9."""

@@ -649,7 +649,7 @@ class PLUSImpulseSolver(ImpulseSolver):
         for gi in impending:  # direction from the guess's friction, else from its slip
             rows = prob.frictions[gi].rows
             d = pi0[rows] if np.any(pi0[rows]) else w0[rows]
-            d = d / np.linalg.norm(d) if np.any(d) else np.eye(rows.size)[0]
+            d = _unit(d) if np.any(d) else np.eye(rows.size)[0]
             x[pos[rows]] = d
             lam = st.lam[gi]
             lam0.append(max(0.0, float(w0[rows] @ d)) if np.isnan(lam) else lam)
@@ -684,7 +684,11 @@ class PLUSImpulseSolver(ImpulseSolver):
                 x_try = x + back * dx
                 err_try, _ = evaluate(x_try, jac=False)
                 n_try = float(np.linalg.norm(err_try))
-                if n_try < nrm or back <= 0.01:
+                if n_try < nrm:
+                    break
+                if back <= 0.01:  # accept a small increase (Simbody), never a non-finite point
+                    if not np.isfinite(n_try):
+                        x_try = x
                     break
                 back *= 0.5
             x = x_try
@@ -703,6 +707,12 @@ class PLUSImpulseSolver(ImpulseSolver):
         # The minimum-norm least-squares problem is solved directly, so this always succeeds.
         residual = float(np.linalg.norm(sub @ x - rhs[part]))
         return BilateralResult(pi=pi, converged=True, iterations=1, residual=residual)
+
+
+def _unit(v):
+    """``v / ||v||`` for a nonzero ``v``, safe for tiny (subnormal) entries."""
+    v = v / np.max(np.abs(v))
+    return v / np.linalg.norm(v)
 
 
 def _fraction_for_one(v0, v1, roll_speed):
