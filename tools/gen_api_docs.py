@@ -27,6 +27,7 @@ import inspect
 import os
 import re
 import sys
+import textwrap
 import types
 from pathlib import Path
 
@@ -150,25 +151,67 @@ def _code(text: str) -> list[str]:
     return ["```python", text, "```", ""]
 
 
-def _fence_doctests(doc: str) -> str:
-    """Put interactive ``>>>`` examples (up to the next blank line) in ``pycon`` fences."""
-    out, in_example = [], False
-    for line in doc.split("\n"):
-        if not in_example and line.lstrip().startswith(">>>"):
-            out += ["```pycon", line]
-            in_example = True
-        elif in_example and not line.strip():
-            out += ["```", line]
-            in_example = False
-        else:
-            out.append(line)
-    if in_example:
-        out.append("```")
+_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|data|attr|exc|obj|const|ref):`~?([^`]+)`")
+_RST_TABLE_BORDER = re.compile(r"^\s*=+( +=+)+\s*$")
+
+
+def _markdown_doc(doc: str) -> str:
+    """Light reST-to-Markdown for docstrings: ``>>>`` examples and reST simple tables go in
+    fences (``pycon`` / ``text``) and cross-reference roles (``:func:`x```) become code."""
+    lines = doc.split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        if line.lstrip().startswith(("```", "~~~")):  # an existing Markdown fence: copy as is
+            fence = line.lstrip()[:3]
+            j = i + 1
+            while j < len(lines) and not lines[j].lstrip().startswith(fence):
+                j += 1
+            out += lines[i : j + 1]
+            i = j + 1
+            continue
+        if line.rstrip().endswith("::") and i + 2 < len(lines) and not lines[i + 1].strip():
+            # reST literal block: "text::", a blank line, then an indented block
+            base = len(line) - len(line.lstrip())
+            j = i + 2
+            block = []
+            while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > base):
+                block.append(lines[j])
+                j += 1
+            while block and not block[-1].strip():
+                block.pop()
+                j -= 1
+            if block:
+                head = line.rstrip()[:-2].rstrip()
+                if head.strip():
+                    out.append(_ROLE.sub(r"`\1`", head) + ":")
+                out += ["", "```text", *textwrap.dedent("\n".join(block)).split("\n"), "```"]
+                i = j
+                continue
+        if line.lstrip().startswith(">>>"):
+            j = i
+            while j < len(lines) and lines[j].strip():
+                j += 1
+            out += ["```pycon", *lines[i:j], "```"]
+            i = j
+            continue
+        if _RST_TABLE_BORDER.match(line):
+            j, last_border = i + 1, i
+            while j < len(lines) and lines[j].strip():
+                if _RST_TABLE_BORDER.match(lines[j]):
+                    last_border = j
+                j += 1
+            if last_border > i:
+                out += ["```text", *lines[i : last_border + 1], "```"]
+                i = last_border + 1
+                continue
+        out.append(_ROLE.sub(r"`\1`", line))
+        i += 1
     return "\n".join(out)
 
 
 def _doc_block(doc: str, missing: str = "*(no docstring)*") -> list[str]:
-    return [_fence_doctests(doc), ""] if doc else [missing, ""]
+    return [_markdown_doc(doc), ""] if doc else [missing, ""]
 
 
 def _class_members(cls) -> list[tuple[str, object, str]]:
@@ -327,7 +370,7 @@ def render_index(imported, unavailable) -> str:
         if name in imported:
             doc = _doc(imported[name])
             first = doc.split("\n\n")[0].replace("\n", " ") if doc else ""
-            first = first.replace("|", "\\|")
+            first = _ROLE.sub(r"`\1`", first).replace("|", "\\|")
             lines.append(f"| [`{name}`]({page_name(name)}) | {first} |")
         else:
             lines.append(f"| `{name}` | *not available:* {unavailable[name]} |")
