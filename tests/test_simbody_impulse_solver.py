@@ -273,23 +273,27 @@ def test_newtons_cradle_simultaneous_poisson(cls):
 
 @pytest.mark.parametrize("cls", SOLVERS)
 @pytest.mark.parametrize("e", [0.0, 0.5, 1.0])
-def test_known_contact_friction_limited_by_expansion_impulse(cls, e):
-    """Point mass landing while sliding: the expansion round's friction is limited by e*pi_c."""
-    mass, mu, vn, vt = 1.0, 0.3, -2.0, 5.0
+@pytest.mark.parametrize("vt", [5.0, 0.8])
+def test_known_contact_friction_limited_by_expansion_impulse(cls, e, vt):
+    """Point mass landing while sliding: the expansion round's friction is limited by e*pi_c
+    (with vt = 0.8 the slip stops during the expansion: PLUS cuts that interval short)."""
+    mass, mu, vn = 1.0, 0.3, -2.0
     A, verr, rec = point_mass_contact(mass, vn, (vt, 0.0), mu)
     solver = tight(cls)
     comp = solver.solve(0, None, A, None, (), None, verr, None, uni_contact=[rec])
     v1 = comp.verr
     assert v1[0] == pytest.approx(0.0, abs=1e-9)
-    assert v1[1] == pytest.approx(vt - mu * abs(vn), abs=1e-9)
+    assert v1[1] == pytest.approx(max(0.0, vt - mu * abs(vn)), abs=1e-9)
     piE = np.zeros(3)
     piE[0] = e * comp.pi[0]
     known = UniContactRT(normal=0, friction=(1, 2), eff_mu=mu, contact_type=ContactType.KNOWN)
     exp = solver.solve(0, None, A, None, [0], piE, v1, None, uni_contact=[known])
     assert exp.converged
     assert exp.verr[0] == pytest.approx(-e * vn, abs=1e-9)  # rebound -e v_n
-    assert exp.verr[1] == pytest.approx(vt - (1 + e) * mu * abs(vn), abs=1e-9)
+    assert exp.verr[1] == pytest.approx(max(0.0, vt - (1 + e) * mu * abs(vn)), abs=1e-9)
     assert exp.pi[0] == 0.0
+    if cls is PLUSImpulseSolver and vt < (1 + e) * mu * abs(vn):
+        assert exp.fractions[0] < 1.0 and known.friction_cond == FricCond.ROLLING
 
 
 # ------------------------------------------------------------------------------------------------
@@ -551,3 +555,15 @@ def test_block_on_incline_stick_slip(cls, theta_deg):
         assert rec.friction_cond == FricCond.ROLLING
     else:
         assert rec.friction_cond in (FricCond.SLIDING, FricCond.IMPENDING)
+
+
+def test_interface_is_abstract_and_reexported():
+    import sinews.contact as contact
+    from sinews.contact.impulse_solver import ImpulseSolver
+
+    with pytest.raises(TypeError):
+        ImpulseSolver(1e-3, 1e-6, 10)
+    assert contact.PLUSImpulseSolver is PLUSImpulseSolver
+    assert contact.ContactType is ContactType
+    assert issubclass(PGSImpulseSolver, ImpulseSolver) and issubclass(PLUSImpulseSolver,
+                                                                      ImpulseSolver)
