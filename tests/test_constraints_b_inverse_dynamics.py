@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_constraints_b_models import (
     FOURBAR_Q,
     FOURBAR_V,
@@ -26,6 +28,7 @@ from test_constraints_b_models import (
 import sinews
 from sinews.constraints import (
     actuation_map,
+    assemble_q,
     assemble_qdot,
     constraint_jacobian,
     forward_dynamics_constraints,
@@ -235,3 +238,42 @@ def test_relaxed_bad_weight_names_the_argument():
         inverse_dynamics_constraints_relaxed(m, q, v, np.zeros(4), cs, [3], weight_scale=0.0)
     with pytest.raises(ValueError, match="qdd_desired"):
         inverse_dynamics_constraints(m, q, v, np.zeros(3), cs, [3])
+
+
+def test_idc_with_external_forces_round_trip():
+    # f_ext enters C; both operators must stay consistent with forward dynamics under f_ext
+    m, cs = fourbar()
+    f_ext = {"b2": np.array([0.0, 0.0, 0.7, 1.5, -2.0, 0.0]), "b4": np.array([0.0, 0.0, -0.3, 0.0, 1.0, 0.0])}
+    target = np.array([0.2, 0.0, -0.5, 0.0, 0.0])
+    for op in (inverse_dynamics_constraints, inverse_dynamics_constraints_relaxed):
+        r = op(m, FOURBAR_Q, FOURBAR_V, target, cs, [0, 2], f_ext=f_ext)
+        assert r.converged
+        fd = forward_dynamics_constraints(m, FOURBAR_Q, FOURBAR_V, r.tau, cs, f_ext=f_ext)
+        np.testing.assert_allclose(fd.qdd, r.qdd, atol=1e-9)
+        np.testing.assert_allclose(fd.multipliers, r.multipliers, atol=1e-8)
+    # and the external forces matter: without them the torques differ
+    r0 = inverse_dynamics_constraints(m, FOURBAR_Q, FOURBAR_V, target, cs, [0, 2])
+    r1 = inverse_dynamics_constraints(m, FOURBAR_Q, FOURBAR_V, target, cs, [0, 2], f_ext=f_ext)
+    assert np.abs(r1.tau - r0.tau).max() > 0.1
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    q_off=st.lists(st.floats(-0.2, 0.2), min_size=2, max_size=2),
+    v_scale=st.floats(-2.0, 2.0),
+    tau=st.lists(st.floats(-5.0, 5.0), min_size=2, max_size=2),
+)
+def test_property_exact_idc_inverts_forward_dynamics(q_off, v_scale, tau):
+    # any assembled state near the reference and any actuated torque: IDC(FD(tau)) == tau
+    m, cs = fourbar()
+    q_init = FOURBAR_Q.copy()
+    q_init[[0, 2]] += q_off
+    a = assemble_q(m, q_init, cs, weights=[1, 0, 1, 0, 0])
+    assert a.converged
+    v = assemble_qdot(m, a.q, v_scale * FOURBAR_V, cs, weights=np.ones(5)).v
+    tau_true = np.zeros(5)
+    tau_true[[0, 2]] = tau
+    fd = _fd(m, a.q, v, tau_true, cs)
+    r = inverse_dynamics_constraints(m, a.q, v, fd.qdd, cs, [0, 2])
+    assert r.converged and r.fully_actuated
+    np.testing.assert_allclose(r.tau, tau_true, atol=1e-8)
