@@ -6,8 +6,9 @@ r_t = argmax_{||s|| <= mu r_n} (-u_t . s), i.e. the solutions of the De Saxcé N
 K*_mu ∋ u + [mu ||u_t||, 0, 0] ⊥ r ∈ K_mu.
 
 One sweep visits the contacts in order (Gauss-Seidel) and, for contact a with its 3x3 diagonal
-block W_aa, does the two projected row updates used by Simbody's ``PGSImpulseSolver``
-(Sherman, Seth, Delp, Simbody; also Erleben 2007 §5, "projected Gauss-Seidel"):
+block W_aa, does a projected normal row update followed by a projected friction update with a
+radial projection onto the friction disc, as in Simbody's ``PGSImpulseSolver`` (Sherman, Seth &
+Delp; see also Erleben 2007, "Velocity-based shock propagation", on projected Gauss-Seidel):
 
     u_a   = q_a + sum_b W_ab r_b                          (latest reactions)
     r_n  <- max(0, r_n - omega u_n / W_nn)                  (Signorini row)
@@ -15,9 +16,13 @@ block W_aa, does the two projected row updates used by Simbody's ``PGSImpulseSol
     r_t  <- P_{disc(mu r_n)}(r_t - omega u_t / w_t),  w_t = (W_t1t1 + W_t2t2) / 2
 
 where P_disc scales r_t back onto the disc ||r_t|| <= mu r_n (the circular cone's section).
-A single scalar tangential step w_t keeps the disc projection orthogonal, so a fixed point
-satisfies exactly Coulomb's law with maximal dissipation (hence F_nat(r) = 0); a different
-step per tangent row would bias the sliding direction.
+Two deliberate differences from Simbody: contacts are swept one at a time (normal, then friction
+of the same contact) rather than all normals then all frictions, and the two friction rows share
+one scalar step w_t instead of their own diagonals.  The shared step keeps the disc projection
+orthogonal, so a fixed point satisfies exactly Coulomb's law with maximal dissipation (hence
+F_nat(r) = 0); different steps per tangent row would bias the sliding direction when W_t1t1 and
+W_t2t2 differ (by a factor up to 36 in the Siconos Rover problems).  The relaxation omega is fixed
+(Simbody lowers its SOR factor when the residual grows).
 
 Stopping: after each sweep the cheap proxy ||r_{k+1} - r_k||_inf / max(||r_{k+1}||_inf, tiny)
 (Acary et al. 2018 §6.1) is compared with an internal tolerance; when it passes, the true
