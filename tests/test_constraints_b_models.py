@@ -12,8 +12,9 @@ RBDL conventions translated to sinews:
 * a loop frame ``X`` given to RBDL's ``AddLoopConstraint`` is read with ``X.E`` as the frame
   -> body rotation (rbdl.md §0.6).  For the slider-crank (scenario H) that reading puts the
   two loop frames at a relative rotation of pi about y in the assembled state, where the
-  sin-based rotation error of the Rz row is flat (d phi_rz / d theta = cos(pi) = -1 against
-  +1 in G): Gauss-Newton then stalls.  sinews reads frames as poses (``Transform(X.E^T, X.r)``),
+  sin-based rotation error of the Rz row does not change under rotations about z
+  (d phi_rz / d theta = 0 where G has 1): Gauss-Newton assembly of the spherical-joint variant then
+  stalls near the assembled state.  sinews reads frames as poses (``Transform(X.E^T, X.r)``),
   under which the two frames coincide when assembled, the geometry the fixture intends;
 * RBDL multi-axis joints (chains of virtual bodies) are sinews ``MultiAxis`` joints.
 """
