@@ -27,6 +27,7 @@ from .. import _kernels as K
 from .. import _layout as L
 from .._checks import vector
 from ..algorithms import get_data
+from ._linalg import cross3, cross_columns, skew3
 
 __all__ = ["ConstraintKinematics"]
 
@@ -94,7 +95,7 @@ class ConstraintKinematics:
         Rl = self.oR[lod]
         self.Sw = np.einsum("jab,bj->aj", Rl, S[:3])
         Sv = np.einsum("jab,bj->aj", Rl, S[3:])
-        self.SvO = Sv + np.cross(self.op[lod], self.Sw.T).T
+        self.SvO = Sv + cross_columns(self.op[lod].T, self.Sw)
         self.mask = ancestor_mask(model)
 
     # ------------------------------------------------------------------ poses
@@ -122,7 +123,7 @@ class ConstraintKinematics:
         m = self.mask[k]
         Sw = self.Sw[:, m]
         J[:3, m] = Sw
-        J[3:, m] = self.SvO[:, m] + np.cross(Sw.T, p_world_point).T
+        J[3:, m] = self.SvO[:, m] - skew3(p_world_point) @ Sw
         return J
 
     def velocity6(self, body: int, p_world_point) -> np.ndarray:
@@ -132,7 +133,7 @@ class ConstraintKinematics:
             return np.zeros(6)
         R, o = self.oR[k], self.op[k]
         w = R @ self.vel[k, :3]
-        return np.concatenate([w, R @ self.vel[k, 3:] + np.cross(w, p_world_point - o)])
+        return np.concatenate([w, R @ self.vel[k, 3:] + cross3(w, p_world_point - o)])
 
     def bias6(self, body: int, p_world_point) -> np.ndarray:
         """``[alpha; a_point]`` (world axes) of the point at ``qdd = 0`` without gravity: the
@@ -146,4 +147,4 @@ class ConstraintKinematics:
         al = R @ self.acc[k, :3]
         ao = R @ self.acc[k, 3:]
         r = p_world_point - o
-        return np.concatenate([al, ao + np.cross(al, r) + np.cross(w, vo + np.cross(w, r))])
+        return np.concatenate([al, ao + cross3(al, r) + cross3(w, vo + cross3(w, r))])

@@ -45,3 +45,23 @@ def solve_psd(K, a):
     Vk = V[:, keep]
     x = Vk @ ((Vk.T @ a) / w[keep][:, None] if a.ndim == 2 else (Vk.T @ a) / w[keep])
     return x, False, int(keep.sum())
+
+
+def cross3(a, b) -> np.ndarray:
+    """Cross product of two 3-vectors (much cheaper than ``np.cross`` for one pair)."""
+    a0, a1, a2 = a.tolist()
+    b0, b1, b2 = b.tolist()
+    return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+
+
+def skew3(w) -> np.ndarray:
+    """``[w]x`` with ``[w]x u = w x u``."""
+    w0, w1, w2 = w.tolist()
+    return np.array([[0.0, -w2, w1], [w2, 0.0, -w0], [-w1, w0, 0.0]])
+
+
+def cross_columns(A, B) -> np.ndarray:
+    """Column-wise cross products of two (3, n) arrays."""
+    return np.array(
+        [A[1] * B[2] - A[2] * B[1], A[2] * B[0] - A[0] * B[2], A[0] * B[1] - A[1] * B[0]]
+    ).reshape(3, -1)

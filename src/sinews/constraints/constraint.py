@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..spatial import Transform
+from ._linalg import skew3
 
 __all__ = ["Constraint", "CustomConstraint", "ContactConstraint", "LoopConstraint", "WrenchEntry"]
 
@@ -187,7 +188,7 @@ def _same_transform(A: Transform, B: Transform) -> bool:
 
 def _cross_rows(w, M):
     """Rows ``w x M[i]`` for a 3-vector w and an (m, 3) array."""
-    return np.cross(w, M)
+    return M @ skew3(w).T
 
 
 # ====================================================================================== contact

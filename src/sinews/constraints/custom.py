@@ -84,8 +84,9 @@ class PinJointConstraint(CustomConstraint):
         w = vP[:3]
         # d/dt of a world axis attached to P is w x axis
         Ddot = np.zeros_like(D)
-        Ddot[:, :3] = np.cross(w, D[:, :3])
-        Ddot[:, 3:] = np.cross(w, D[:, 3:])
+        W = np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+        Ddot[:, :3] = D[:, :3] @ W.T
+        Ddot[:, 3:] = D[:, 3:] @ W.T
         return -(D @ (aS - aP)) - Ddot @ (vS - vP)
 
     def position_error(self, kin):

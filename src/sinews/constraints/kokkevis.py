@@ -25,7 +25,7 @@ import numpy as np
 
 from ..aba import _run
 from ..algorithms import get_data, link_forces
-from ._linalg import solve_psd
+from ._linalg import cross3, solve_psd
 
 __all__ = ["solve_kokkevis", "entries_to_body_forces"]
 
@@ -41,7 +41,7 @@ def entries_to_body_forces(model, kin, entries, out=None, scale=1.0):
         R, o = kin.body_pose(e.body)
         m, f = scale * e.wrench[:3], scale * e.wrench[3:]
         out[e.body, 3:] += R.T @ f
-        out[e.body, :3] += R.T @ (m + np.cross(e.p_world_frame - o, f))
+        out[e.body, :3] += R.T @ (m + cross3(e.p_world_frame - o, f))
     return out
 
 
