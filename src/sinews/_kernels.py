@@ -99,11 +99,20 @@ def joint_pass(q, v, mi, mf, ws, mode):
     """Per link: pose (R, p) in the parent link; multi-axis S(q) into the S region;
     if ``mode & 1``: spatial velocity v_i and c_i = cJ + v_i x vJ;
     if ``mode & 2``: world pose (oR, op)."""
+    joint_pass_links(q, v, mi, mf, ws, mode, mi[0], -1)
+
+
+@njit(cache=True)
+def joint_pass_links(q, v, mi, mf, ws, mode, links, n):
+    """:func:`joint_pass` over ``links[:n]`` only (a root-to-tip ordered subset such as the
+    support chain of one link), or over every link when ``n < 0``."""
     nl = mi.shape[0]
     nv = mi[nl - 1, MI_IV] + mi[nl - 1, MI_NV]
     s_off = nl * WS_STRIDE
     tmp = s_off + 13 * nv
-    for k in range(nl):
+    count = nl if n < 0 else n
+    for kk in range(count):
+        k = kk if n < 0 else links[kk]
         par = mi[k, MI_PARENT]
         jt = mi[k, MI_TYPE]
         iq = mi[k, MI_IQ]
@@ -1349,7 +1358,19 @@ def point_jacobian(q, link, x, world_point, J, mi, mf, ws):
     x0 = x[0]
     x1 = x[1]
     x2 = x[2]
-    joint_pass(q, q, mi, mf, ws, 2)
+    # forward kinematics along the support chain only (root to tip)
+    chain = np.empty(mi.shape[0], np.int64)
+    n = 0
+    l = link
+    while l >= 0:
+        chain[n] = l
+        n += 1
+        l = mi[l, MI_PARENT]
+    for i in range(n // 2):
+        t = chain[i]
+        chain[i] = chain[n - 1 - i]
+        chain[n - 1 - i] = t
+    joint_pass_links(q, q, mi, mf, ws, 2, chain, n)
     nl = mi.shape[0]
     s_off = nl * WS_STRIDE
     w = link * WS_STRIDE

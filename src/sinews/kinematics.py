@@ -116,14 +116,16 @@ def forward_kinematics(model, q, data=None) -> Placements:
     return Placements(R, p, frame_R, frame_p, model)
 
 
-def _link_point(model, body, point):
-    """Link index and the point's coordinates in that link's frame (or -1 for the world)."""
+def _link_point(model, body, point, check_finite=True):
+    """Link index and the point's coordinates in that link's frame (or -1 for the world).
+    ``check_finite=False`` leaves the finiteness check of ``point`` to the kernel."""
     c = model.compiled
     b = model._resolve_body(body, "body")
     r = vector(point, 3, "point")
-    x0, x1, x2 = r.tolist()
-    if not (math.isfinite(x0) and math.isfinite(x1) and math.isfinite(x2)):
-        raise ValueError("point contains NaN or infinity")
+    if check_finite:
+        x0, x1, x2 = r.tolist()
+        if not (math.isfinite(x0) and math.isfinite(x1) and math.isfinite(x2)):
+            raise ValueError("point contains NaN or infinity")
     if c.body_in_link_frame[b]:
         return c.link_of_body_list[b], r
     return c.link_of_body_list[b], c.X_link_body_R[b] @ r + c.X_link_body_p[b]
@@ -216,7 +218,7 @@ def point_jacobian_6d(model, q, body, point=(0.0, 0.0, 0.0), data=None) -> np.nd
     """6 x nv Jacobian of ``[omega; v_point]`` (world axes) of a point fixed on ``body``."""
     d = get_data(model, data)
     q = _q(model, q)
-    k, r = _link_point(model, body, point)
+    k, r = _link_point(model, body, point, check_finite=False)
     return _jacobian6(model, d, q, k, r, False)
 
 

@@ -145,6 +145,8 @@ class Model:
 
     # ------------------------------------------------------------------ look-ups
     def _resolve_body(self, body, argname="body") -> int:
+        if type(body) is int and 0 <= body < len(self._bodies):
+            return body
         if isinstance(body, (int, np.integer)) and not isinstance(body, bool):
             b = int(body)
             if not 0 <= b < len(self._bodies):

@@ -14,6 +14,9 @@ _SUBMODULES = ("constraint_solver", "impulse_solver", "fclib")
 
 
 def __getattr__(name):
+    if name.startswith("_"):
+        # private and dunder look-ups (also made by ``from . import _x``) never search submodules
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
     for sub in _SUBMODULES:
