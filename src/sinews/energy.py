@@ -18,6 +18,8 @@ __all__ = ["kinetic_energy", "potential_energy", "mechanical_energy"]
 
 
 def kinetic_energy(model, q, v, data=None) -> float:
+    """``T = 1/2 v^T M(q) v``, summed over the links' spatial inertias (bodies welded to the
+    world do not move and contribute nothing)."""
     d = get_data(model, data)
     q = vector(q, model.nq, "q")
     v = vector(v, model.nv, "v")
@@ -35,6 +37,8 @@ def kinetic_energy(model, q, v, data=None) -> float:
 
 
 def potential_energy(model, q, data=None) -> float:
+    """Gravitational potential ``V = -sum_i m_i g . c_i`` (zero at the world origin; bodies
+    welded to the world are part of the ground and not counted)."""
     d = get_data(model, data)
     q = vector(q, model.nq, "q")
     if model.compiled.nlinks == 0:
@@ -46,4 +50,5 @@ def potential_energy(model, q, data=None) -> float:
 
 
 def mechanical_energy(model, q, v, data=None) -> float:
+    """``T + V``: conserved by passive motion without friction or impacts."""
     return kinetic_energy(model, q, v, data) + potential_energy(model, q, data)

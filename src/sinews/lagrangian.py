@@ -18,6 +18,8 @@ __all__ = ["forward_dynamics_lagrangian"]
 
 
 def forward_dynamics_lagrangian(model, q, v, tau, f_ext=None, data=None) -> np.ndarray:
+    """Joint accelerations by forming ``M`` (CRBA) and the bias (RNEA) and solving with a
+    Cholesky factorisation.  Same arguments and result as :func:`sinews.aba`."""
     tau = vector(tau, model.nv, "tau")
     M = crba(model, q, data)
     h = nonlinear_effects(model, q, v, f_ext, data)
