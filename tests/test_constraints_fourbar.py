@@ -127,21 +127,36 @@ def test_constraints_fourbar_baumgarte_A2():
     err = constraint_position_error(m, q, cs)
     assert np.allclose(err, [-0.0999583385, -0.0024994792, 0.0499791693], atol=1e-9)
     errd = constraint_velocity_error(m, q, qd, cs)
-    # rows x, y agree with RBDL; RBDL's Rz row carries its extra term (section 0.5):
-    # errd3_rbdl = errd3 - p_y errd1 + p_x errd2 with p the constraint point (0, 2 sqrt 2)
-    assert np.allclose(errd[:2], [-0.3992501562, 0.7700124984], atol=1e-9)
-    p = point_position(m, q, "B2", (2, 0, 0))
-    assert errd[2] - p[1] * errd[0] + p[0] * errd[1] == pytest.approx(1.6292499715, abs=1e-9)
-    # the correct Rz velocity error is the relative angular velocity of B5 w.r.t. B2
-    assert errd[2] == pytest.approx(-qd[0] - qd[1] + qd[2] + qd[3] + qd[4], abs=1e-14)
     gam0 = constraint_gamma(m, q, qd, cs, baumgarte=False)
     gam = constraint_gamma(m, q, qd, cs)
-    assert np.allclose(gam0[:2], [0.2280049994, 0.1997000625], atol=1e-9)
-    assert np.allclose(gam[:2], [18.2088419783, -14.9506019853], atol=1e-9)
+    # RBDL's own formulas, evaluated with the core's point kinematics, reproduce its printed
+    # numbers (this validates the fixture): it evaluates the predecessor at p (not at s) and
+    # adds -p x t_w to the Rz axis.
+    from sinews import body_placement, point_acceleration_6d, point_velocity_6d
+
+    R_P = body_placement(m, q, "B2").R
+    p = point_position(m, q, "B2", (2, 0, 0))
+    nuP, nuS = point_velocity_6d(m, q, qd, "B2", (2, 0, 0)), point_velocity_6d(m, q, qd, "B5")
+    aP, aS = point_acceleration_6d(m, q, qd, np.zeros(5), "B2", (2, 0, 0)), point_acceleration_6d(m, q, qd, np.zeros(5), "B5")
+    w = nuP[:3]
+    D = np.array([[0, 0, 0, *R_P[:, 0]], [0, 0, 0, *R_P[:, 1]], [*R_P[:, 2], *-R_P @ np.cross(p, [0, 0, 1])]])  # RBDL: R_P (t_v - p x t_w)
+    Ddot = np.array([np.r_[np.cross(w, d[:3]), np.cross(w, d[3:])] for d in D])
+    errd_rbdl = D @ (nuS - nuP)
+    gam0_rbdl = -D @ (aS - aP) - Ddot @ (nuS - nuP)
+    assert np.allclose(errd_rbdl, [-0.3992501562, 0.7700124984, 1.6292499715], atol=1e-9)
+    assert np.allclose(gam0_rbdl[:2], [0.2280049994, 0.1997000625], atol=1e-9)
+    assert np.allclose(gam0_rbdl[:2] - 20 * errd_rbdl[:2] - 100 * err[:2], [18.2088419783, -14.9506019853], atol=1e-9)
+    # sinews evaluates the predecessor at s, so errd is d(phi)/dt (RBDL's is not, once s != p):
+    eps = 1e-6
+    fd = (constraint_position_error(m, q + eps * qd, cs) - constraint_position_error(m, q - eps * qd, cs)) / (2 * eps)
+    assert np.allclose(errd[:2], fd[:2], atol=1e-8)
+    assert not np.allclose(errd_rbdl[:2], fd[:2], atol=1e-3)
+    # the correct Rz velocity error is the relative angular velocity of B5 w.r.t. B2
+    assert errd[2] == pytest.approx(-qd[0] - qd[1] + qd[2] + qd[3] + qd[4], abs=1e-14)
     assert np.allclose(gam, gam0 - 20 * errd - 100 * err, atol=1e-12)
     assert np.allclose(baumgarte_terms(m, q, qd, cs), -20 * errd - 100 * err, atol=1e-12)
-    # qdd differs from RBDL's (5.68.., ...) because RBDL's Rz row and its gamma differ off the
-    # manifold; check the defining property and method agreement instead
+    # qdd differs from RBDL's (5.68.., ...) because RBDL's rows and gamma differ off the
+    # manifold (see above); check the defining property and method agreement instead
     r = forward_dynamics_constraints(m, q, qd, np.zeros(5), cs)
     G = constraint_jacobian(m, q, cs)
     assert np.allclose(G @ r.qdd, gam, atol=1e-10)

@@ -277,21 +277,28 @@ class LoopConstraint(Constraint):
     the *predecessor frame* P.  With ``R_P`` the world rotation of P, ``p`` and ``s`` the world
     origins of P and S, the world axis is ``d = [R_P t_w; R_P t_v]`` and
 
-    * ``G_i = d_i^T (J6_S(s) - J6_P(p))`` (6-D point Jacobians ``[omega; v_point]``);
-    * ``gamma_i = -d_i . (a_S - a_P) - (omega_P x d_i) . (nu_S - nu_P)`` with
-      ``nu = [omega; v_point]``, ``a = [alpha; a_point](qdd = 0)``, and the cross product
-      applied to each 3-D half of ``d_i`` (``d_i`` rotates with P): the exact derivative of
-      ``G v``;
+    * ``G_i = d_i^T (J6_S(s) - J6_P(s))``: 6-D point Jacobians ``[omega; v_point]`` of the
+      successor point ``s`` and of the *predecessor-fixed point coinciding with s*.  Then the
+      translation rows of ``G v`` are exactly ``d/dt phi`` (``phi_t = t_v . R_P^T (s - p)``,
+      whose rate is ``d_v . (v_S(s) - v_P(s))``), at any state, also for sliders whose
+      frames separate along a free axis;
+    * ``gamma = -dG/dt v``: with ``u = v_S(s) - v_P(s)``, ``Dnu = nu_S(s) - nu_P(s)``,
+      ``Da = a_S(s) - a_P(s)`` (``a = [alpha; a_point]`` at ``qdd = 0``, classical) and
+      ``w = omega_P``:
+      ``gamma_i = -d_i . Da - (w x d_w,i) . (omega_S - omega_P) - 2 (w x d_v,i) . u``
+      (the factor 2: the axis turns with P *and* the point s slides over P);
     * ``phi_i = t_i . [e_r; e_t]`` with ``R_PS = R_P^T R_S``,
       ``e_r = 1/2 vee(R_PS - R_PS^T)`` (axis * sin(angle) of the P-to-S rotation, in P axes)
-      and ``e_t = R_P^T (s - p)``;
+      and ``e_t = R_P^T (s - p)``.  The rotation rows of ``G v`` equal ``d/dt phi`` where
+      the frames are aligned (``R_PS = I``), as when a loop is assembled;
     * wrenches: ``w = sum_i d_i lambda_i`` acts on the successor at ``s`` and ``-w`` on the
-      predecessor at ``p``.
+      predecessor at the same point ``s`` (= ``p`` when the loop is closed).
 
     Unlike RBDL, the rotational part of ``d`` carries no ``-p x t_w`` linear term: RBDL maps
     the axis with a spatial transform to the world origin and then dots it with *point*
     velocities, which couples rotation rows to translations (wrong for orientation-only
-    constraints away from the origin; rbdl.md section 0.5).  ``X_predecessor`` is the pose of
+    constraints away from the origin; rbdl.md section 0.5), and the predecessor is evaluated at
+    ``s`` (RBDL uses ``p``, so its ``G v`` is not ``d phi/dt`` once ``s != p``).  ``X_predecessor`` is the pose of
     frame P in the predecessor body (sinews convention ``X_a_b``: ``x_a = R x_b + p``), not
     RBDL's transposed reading (rbdl.md section 0.6).
     """
@@ -348,19 +355,13 @@ class LoopConstraint(Constraint):
         return np.hstack([T[:, :3] @ R_P.T, T[:, 3:] @ R_P.T])
 
     def jacobian(self, kin):
-        R_P, p, _, s = self.frames(kin)
+        R_P, _, _, s = self.frames(kin)
         D = self.world_axes(R_P)
-        return D @ (kin.jacobian6(self._succ, s) - kin.jacobian6(self._pred, p))
+        return D @ (kin.jacobian6(self._succ, s) - kin.jacobian6(self._pred, s))
 
     def gamma(self, kin):
-        R_P, p, _, s = self.frames(kin)
-        D = self.world_axes(R_P)
-        nuP = kin.velocity6(self._pred, p)
-        dnu = kin.velocity6(self._succ, s) - nuP
-        da = kin.bias6(self._succ, s) - kin.bias6(self._pred, p)
-        w = nuP[:3]
-        Ddot = np.hstack([_cross_rows(w, D[:, :3]), _cross_rows(w, D[:, 3:])])
-        return -(D @ da) - Ddot @ dnu
+        R_P, _, _, s = self.frames(kin)
+        return loop_gamma(kin, self._pred, self._succ, s, self.world_axes(R_P))
 
     def position_error(self, kin):
         R_P, p, R_S, s = self.frames(kin)
@@ -370,10 +371,20 @@ class LoopConstraint(Constraint):
         return self.axis_matrix @ np.concatenate([e_r, e_t])
 
     def velocity_error(self, kin):
-        R_P, p, _, s = self.frames(kin)
-        return self.world_axes(R_P) @ (kin.velocity6(self._succ, s) - kin.velocity6(self._pred, p))
+        R_P, _, _, s = self.frames(kin)
+        return self.world_axes(R_P) @ (kin.velocity6(self._succ, s) - kin.velocity6(self._pred, s))
 
     def wrench_entries(self, kin, multipliers):
-        R_P, p, R_S, s = self.frames(kin)
+        R_P, _, R_S, s = self.frames(kin)
         w = self.world_axes(R_P).T @ np.asarray(multipliers, float)
-        return [WrenchEntry(self._pred, R_P, p, -w), WrenchEntry(self._succ, R_S, s, w)]
+        return [WrenchEntry(self._pred, R_P, s.copy(), -w), WrenchEntry(self._succ, R_S, s, w)]
+
+
+def loop_gamma(kin, pred, succ, s, D):
+    """``gamma = -dG/dt v`` of loop rows with world axes ``D`` (rows ``[d_w; d_v]`` turning with
+    the predecessor), both bodies evaluated at the world point ``s`` (see ``LoopConstraint``)."""
+    nuP = kin.velocity6(pred, s)
+    dnu = kin.velocity6(succ, s) - nuP
+    da = kin.bias6(succ, s) - kin.bias6(pred, s)
+    w = nuP[:3]
+    return -(D @ da) - _cross_rows(w, D[:, :3]) @ dnu[:3] - 2.0 * (_cross_rows(w, D[:, 3:]) @ dnu[3:])

@@ -72,22 +72,23 @@ class PinJointConstraint(CustomConstraint):
         return D
 
     def jacobian(self, kin):
-        R_P, p, _, s = self._frames(kin)
-        Jrel = kin.jacobian6(self._s, s) - kin.jacobian6(self._p, p)
+        R_P, _, _, s = self._frames(kin)
+        # predecessor evaluated at the successor point s: G v = d(phi)/dt for the translations
+        Jrel = kin.jacobian6(self._s, s) - kin.jacobian6(self._p, s)
         return self._axes(R_P) @ Jrel
 
     def gamma(self, kin):
-        R_P, p, _, s = self._frames(kin)
+        R_P, _, _, s = self._frames(kin)
         D = self._axes(R_P)
-        vP, vS = kin.velocity6(self._p, p), kin.velocity6(self._s, s)
-        aP, aS = kin.bias6(self._p, p), kin.bias6(self._s, s)
+        vP, vS = kin.velocity6(self._p, s), kin.velocity6(self._s, s)
+        aP, aS = kin.bias6(self._p, s), kin.bias6(self._s, s)
         w = vP[:3]
-        # d/dt of a world axis attached to P is w x axis
-        Ddot = np.zeros_like(D)
         W = np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
-        Ddot[:, :3] = D[:, :3] @ W.T
-        Ddot[:, 3:] = D[:, 3:] @ W.T
-        return -(D @ (aS - aP)) - Ddot @ (vS - vP)
+        # a world axis attached to P turns at w x axis; the translation rows also see the
+        # point s sliding over P, hence twice the rotation term there
+        rot = -(D[3:, :3] @ (aS[:3] - aP[:3])) - (D[3:, :3] @ W.T) @ (vS[:3] - vP[:3])
+        lin = -(D[:3, 3:] @ (aS[3:] - aP[3:])) - 2.0 * (D[:3, 3:] @ W.T) @ (vS[3:] - vP[3:])
+        return np.concatenate([lin, rot])
 
     def position_error(self, kin):
         R_P, p, R_S, s = self._frames(kin)
@@ -96,10 +97,10 @@ class PinJointConstraint(CustomConstraint):
         return np.concatenate([R_P.T @ (s - p), e_rot[self.rot_axes]])
 
     def velocity_error(self, kin):
-        R_P, p, _, s = self._frames(kin)
-        return self._axes(R_P) @ (kin.velocity6(self._s, s) - kin.velocity6(self._p, p))
+        R_P, _, _, s = self._frames(kin)
+        return self._axes(R_P) @ (kin.velocity6(self._s, s) - kin.velocity6(self._p, s))
 
     def wrench_entries(self, kin, multipliers):
-        R_P, p, R_S, s = self._frames(kin)
+        R_P, _, R_S, s = self._frames(kin)
         w = self._axes(R_P).T @ np.asarray(multipliers, dtype=float)
-        return [WrenchEntry(self._p, R_P, p, -w), WrenchEntry(self._s, R_S, s, w)]
+        return [WrenchEntry(self._p, R_P, s.copy(), -w), WrenchEntry(self._s, R_S, s, w)]
