@@ -225,7 +225,7 @@ def _shifted_inverse(W, sigma, symmetric):
 
 
 def admm_solve(W, q, mu, r0, tol, max_iter, rho, result_cls, *, eta=None, alpha=1.6,
-               rho_ratio=5.0, rho_every=40, max_factorizations=60, adapt=True, scale_contacts=True,
+               rho_ratio=10.0, rho_every=20, max_factorizations=60, adapt=True, scale_contacts=True,
                dual_warm_start=True):
     """Drive :func:`admm_kernel`: factorise, iterate, refactorise on rho updates."""
     m = q.shape[0]

@@ -337,7 +337,7 @@ def solve_admm(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, rho=None, *
         W: optional pre-densified C-contiguous W.
         rho: initial penalty (default: sqrt(lambda_max * 1e-4 lambda_max) of the scaled W).
         **options: ``eta`` (proximal weight, default 1e-6 lambda_max), ``alpha`` (over-relaxation
-            in (0, 2), default 1.6), ``rho_ratio`` (5), ``rho_every`` (40), ``max_factorizations``
+            in (0, 2), default 1.6), ``rho_ratio`` (10), ``rho_every`` (20), ``max_factorizations``
             (60), ``adapt`` (True), ``scale_contacts`` (True), ``dual_warm_start`` (True).
     """
     from ._fc3d_admm import admm_solve
