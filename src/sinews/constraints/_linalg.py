@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from scipy import linalg as sla
+from scipy.linalg import lapack as _lapack
 
 # relative tolerance of the numerical rank of G (on |R_ii| of a pivoted QR, or singular values)
 RANK_RTOL = 1e-10
@@ -30,16 +28,14 @@ def solve_psd(K, a):
     c = K.shape[0]
     if c == 0:
         return np.zeros(0), True, 0
-    dmax = float(np.max(np.abs(np.diag(K)))) if c else 0.0
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", sla.LinAlgWarning)
-            Lc, low = sla.cho_factor(K, lower=True, check_finite=False)
+    dmax = float(np.max(np.abs(np.diag(K))))
+    Lc, info = _lapack.dpotrf(K, lower=1, clean=0)
+    if info == 0 and dmax > 0:
         piv = np.diag(Lc)
-        if dmax > 0 and np.min(piv) ** 2 > CHOL_RTOL * dmax:
-            return sla.cho_solve((Lc, low), a, check_finite=False), True, c
-    except (np.linalg.LinAlgError, sla.LinAlgError, sla.LinAlgWarning):
-        pass
+        if np.min(piv) ** 2 > CHOL_RTOL * dmax:
+            x, info = _lapack.dpotrs(Lc, a if a.ndim == 2 else a.reshape(c, 1), lower=1)
+            if info == 0:
+                return (x if a.ndim == 2 else x[:, 0]), True, c
     w, V = np.linalg.eigh(0.5 * (K + K.T))
     keep = w > CHOL_RTOL * max(w[-1], np.finfo(float).tiny)
     Vk = V[:, keep]
@@ -65,3 +61,22 @@ def cross_columns(A, B) -> np.ndarray:
     return np.array(
         [A[1] * B[2] - A[2] * B[1], A[2] * B[0] - A[0] * B[2], A[0] * B[1] - A[1] * B[0]]
     ).reshape(3, -1)
+
+
+def sym_solve(A, b):
+    """Solve ``A x = b`` for a symmetric (indefinite) A with LAPACK ``?sysv`` (Bunch-Kaufman)
+    and its condition estimate ``?sycon``.  Returns ``x``, or ``None`` if A is singular or its
+    reciprocal condition number is below machine epsilon."""
+    n = A.shape[0]
+    if n == 0:
+        return np.zeros(0)
+    ldu, ipiv, x, info = _lapack.dsysv(A, b.reshape(n, 1), lower=1)
+    if info != 0:
+        return None
+    anorm = float(np.abs(A).sum(axis=0).max())
+    rcond, info = _lapack.dsycon(ldu, ipiv, anorm, lower=1)
+    if info != 0 or not rcond > np.finfo(float).eps:
+        return None
+    x = x[:, 0]
+    return x if np.all(np.isfinite(x)) else None
+

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._contact_batch import ContactBatch
 from .constraint import Constraint, ContactConstraint, LoopConstraint, _check_time_constant, _check_user_id
 
 __all__ = ["ConstraintSet"]
@@ -231,6 +232,9 @@ class ConstraintSet:
             if g.type == "custom" and int(g.size) != sum(1 for r in self._row_group if r == g.index):
                 raise ValueError(f"custom group {g.label!r} changed its size after being added")
         model.compiled  # freeze the model too
+        contacts = [g for g in self._groups if type(g) is ContactConstraint]
+        self._contact_batch = ContactBatch(model, contacts) if contacts else None
+        self._others = [g for g in self._groups if type(g) is not ContactConstraint]
         self.model = model
         return self
 

@@ -23,12 +23,10 @@ Source: RBDL ``ForwardDynamicsConstraintsDirect`` / ``ComputeConstraintImpulsesD
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from scipy import linalg as sla
 
-from ._linalg import RANK_RTOL, numerical_rank
+from ._linalg import RANK_RTOL, numerical_rank, sym_solve
 
 __all__ = ["solve_kkt"]
 
@@ -47,14 +45,9 @@ def solve_kkt(H, G, top, bottom):
     n, c = H.shape[0], G.shape[0]
     A = kkt_matrix(H, G)
     b = np.concatenate([top, bottom])
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", sla.LinAlgWarning)
-            y = sla.solve(A, b, assume_a="sym", check_finite=False)
-        if np.all(np.isfinite(y)):
-            return y[:n], -y[n:], {"rank": c, "least_squares": False}
-    except (np.linalg.LinAlgError, sla.LinAlgError, sla.LinAlgWarning):
-        pass
+    y = sym_solve(A, b)
+    if y is not None:
+        return y[:n], -y[n:], {"rank": c, "least_squares": False}
     # singular KKT matrix: least squares, only if x is still unique
     y, _, rank_A, _ = sla.lstsq(A, b, cond=RANK_RTOL, check_finite=False)
     rank_G = numerical_rank(G)

@@ -58,18 +58,42 @@ def _stack(groups, n, fn, width=None):
     return out
 
 
+def _full(groups):
+    """The set whose full group list ``groups`` is, if it has a contact batch."""
+    if groups and groups[0].set is not None:
+        cs = groups[0].set
+        if cs._contact_batch is not None and len(groups) == cs.ngroups:
+            return cs
+    return None
+
+
 def _jacobian(kin, groups, n):
-    return _stack(groups, n, lambda g: g.jacobian(kin), kin.nv)
+    cs = _full(groups)
+    if cs is None:
+        return _stack(groups, n, lambda g: g.jacobian(kin), kin.nv)
+    G = np.empty((n, kin.nv))
+    b = cs._contact_batch
+    G[b.rows] = b.jacobian_rows(kin)
+    for g in cs._others:
+        G[g.rows] = g.jacobian(kin)
+    return G
 
 
 def _gamma(kin, groups, n, baumgarte=True):
-    def one(g):
-        gam = np.asarray(g.gamma(kin), dtype=float)
-        if baumgarte and g.baumgarte_enabled:
-            gam = gam + _baumgarte(g, kin)
-        return gam
-
-    return _stack(groups, n, one)
+    cs = _full(groups)
+    if cs is None:
+        gam = _stack(groups, n, lambda g: g.gamma(kin))
+    else:
+        gam = np.empty(n)
+        b = cs._contact_batch
+        gam[b.rows] = b.gamma_rows(kin)
+        for g in cs._others:
+            gam[g.rows] = g.gamma(kin)
+    if baumgarte:
+        for g in groups:
+            if g.baumgarte_enabled:
+                gam[g.rows] += _baumgarte(g, kin)
+    return gam
 
 
 def _baumgarte(g, kin):
