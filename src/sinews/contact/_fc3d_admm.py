@@ -24,8 +24,8 @@ so one iteration costs one product with the explicit inverse of W + (rho+eta) I 
 outside the kernel with LAPACK through SciPy: ``potrf``/``potri`` of the symmetric part when W
 is symmetric to 1e-12 relative, a general inverse (``getrf``/``getri``) otherwise -- some FCLib
 Delassus matrices are slightly non-symmetric (relative asymmetry up to 2e-3), and the iteration
-is then Douglas-Rachford splitting for the monotone inclusion 0 ∈ W r + q + s + N_K(r) rather than a QP, with the same
-fixed points.
+is then Douglas-Rachford splitting for the monotone inclusion 0 ∈ W r + q + s + N_K(r) rather
+than a QP, with the same fixed points.
 
 Per-contact scaling: r_a = c_a r~_a with c_a = (trace(W_aa) / 3)^(-1/2) leaves the cones
 unchanged (W~ = C W C, q~ = C q), evens out contacts of very different masses, and is undone
