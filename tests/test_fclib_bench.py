@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sinews.bench import contact as bench
-from sinews.contact.fclib import FrictionContactProblem, load_problem, natural_map_error
+from sinews.contact.fclib import load_problem, natural_map_error
 
 KEYS = {"problem", "contacts", "solver", "sinews_error", "sinews_iterations", "sinews_us", "peer",
         "peer_error", "peer_us", "ratio"}
