@@ -44,6 +44,16 @@ def siconos_problems():
         yield path.name, p.M, p.q
 
 
+def random_psd_problems(sizes=(10, 20, 50, 100, 200), seed=0):
+    """Random PSD LCPs ``M = B B^T`` (B with n/2 columns, so M is singular PSD) plus a small
+    multiple of the identity, and standard normal ``q``: feasible, solvable by Lemke."""
+    rng = np.random.default_rng(seed)
+    for n in sizes:
+        B = rng.normal(size=(n, max(1, n // 2)))
+        M = B @ B.T / n + 1e-3 * np.eye(n)
+        yield f"random psd n={n}", M, rng.normal(size=n)
+
+
 def _median_time(fn, repeat):
     times = []
     for _ in range(repeat):
@@ -56,6 +66,7 @@ def _median_time(fn, repeat):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     args = parser.parse_args(argv)
     try:
         from pydrake.solvers import MathematicalProgram, MobyLcpSolver
@@ -66,7 +77,8 @@ def main(argv=None):
     print("| problem | n | drake ok | sinews (same schedule) ok | sinews converged | max|dz| | "
           "drake ms | sinews ms | ratio | sinews plain Lemke ms |")
     print("|---|---:|---|---|---|---:|---:|---:|---:|---:|")
-    for name, M, q in list(drake_table()) + list(siconos_problems()):
+    rows = []
+    for name, M, q in list(drake_table()) + list(siconos_problems()) + list(random_psd_problems()):
         n = len(q)
         prog = MathematicalProgram()
         z = prog.NewContinuousVariables(n, "z")
@@ -84,7 +96,18 @@ def main(argv=None):
         t_plain = _median_time(lambda: solve_lemke(M, q), args.repeat)
         print(f"| {name} | {n} | {result.is_success()} (checked {drake_ok}) | {ours_ok} | "
               f"{ours.converged} | {dz:.2g} | {t_drake * 1e3:.3f} | {t_ours * 1e3:.3f} | "
-              f"{t_ours / t_drake:.2f} | {t_plain * 1e3:.3f} |")
+              f"{t_ours / t_drake:.2f} | {t_plain * 1e3:.3f} |", flush=True)
+        rows.append({
+            "problem": name, "n": n, "algorithm": "lemke_regularized", "sinews_us": t_ours * 1e6,
+            "sinews_converged": bool(ours.converged), "peer": "drake MobyLcpSolver",
+            "peer_us": t_drake * 1e6, "peer_ok": drake_ok,
+            "ratio": t_ours / t_drake if (ours_ok and drake_ok) else None,
+        })
+    if args.json:
+        import json
+
+        with open(args.json, "w") as fh:
+            json.dump({"rows": rows}, fh, indent=2)
     return 0
 
 
