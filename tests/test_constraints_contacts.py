@@ -270,3 +270,44 @@ def test_constraints_contacts_undetermined_system_raises():
     for meth in ("direct", "null_space", "range_space_sparse", "kokkevis"):
         with pytest.raises(ValueError):
             forward_dynamics_constraints(m, np.zeros(2), np.zeros(2), np.zeros(2), cs, method=meth)
+
+
+def test_constraints_contacts_compiled_path_matches_per_group_formulas():
+    """Contacts-only sets take a compiled path (one kernel for G, gamma, H, C); it must agree
+    with the per-group Python formulas, with Baumgarte terms, external forces, a welded body,
+    a free-flyer and a spherical joint, and with Kokkevis (which uses the Python path)."""
+    import sinews
+    from sinews.constraints import constraint_gamma, constraint_jacobian
+
+    m = Model(gravity=(0, 0, -9.81))
+    rng = np.random.default_rng(4)
+    I = lambda: SpatialInertia(rng.uniform(0.5, 2), rng.normal(size=3) * 0.1, np.diag(rng.uniform(0.6, 1.0, 3)))  # noqa: E731
+    base = m.add_body(0, joints.FreeFlyer(), None, I(), "base")
+    a = m.add_body(base, joints.Spherical(), (0.3, 0, 0), I(), "a")
+    m.add_body(a, joints.Fixed(), Transform.rot_z(0.4, (0.2, 0.1, 0)), I(), "welded")
+    b = m.add_body(base, joints.RevoluteY(), (-0.3, 0, 0), I(), "b")
+    m.add_body(b, joints.PrismaticX(), (0, 0, -0.4), I(), "c")
+    cs = ConstraintSet()
+    for n in np.eye(3):
+        cs.add_contact_constraint("welded", (0.1, 0.2, 0.3), n, name="w")
+    cs.add_contact_constraint("c", (0.0, 0.1, 0.0), (0, 0, 1), name="c")
+    cs.add_contact_constraint("c", (0.0, 0.1, 0.0), (np.sqrt(0.5), np.sqrt(0.5), 0), name="c")
+    cs.enable_baumgarte("c", time_constant=0.2)
+    q = sinews.random_configuration(m, rng)
+    v = rng.normal(size=m.nv)
+    tau = rng.normal(size=m.nv)
+    f_ext = {"a": rng.normal(size=6), "welded": rng.normal(size=6)}
+    G_groups = np.vstack([constraint_jacobian(m, q, cs, group=g) for g in cs])
+    gam_groups = np.concatenate([constraint_gamma(m, q, v, cs, group=g) for g in cs])
+    assert np.allclose(constraint_jacobian(m, q, cs), G_groups, atol=1e-13)
+    assert np.allclose(constraint_gamma(m, q, v, cs), gam_groups, atol=1e-12)
+    ref = forward_dynamics_constraints(m, q, v, tau, cs, method="kokkevis", f_ext=f_ext)
+    assert np.allclose(G_groups @ ref.qdd, gam_groups, atol=1e-10)
+    for method in ("direct", "range_space_sparse", "null_space"):
+        r = forward_dynamics_constraints(m, q, v, tau, cs, method=method, f_ext=f_ext)
+        assert np.allclose(r.qdd, ref.qdd, atol=1e-9, rtol=0) and np.allclose(r.multipliers, ref.multipliers, atol=1e-9, rtol=0)
+    H = crba(m, q)
+    for method in IMPULSE_METHODS:
+        r = compute_constraint_impulses(m, q, v, cs, method=method)
+        assert np.allclose(G_groups @ r.qd_plus, 0, atol=1e-12)
+        assert np.allclose(H @ (r.qd_plus - v), G_groups.T @ r.impulses, atol=1e-10)

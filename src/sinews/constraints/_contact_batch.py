@@ -35,6 +35,25 @@ class ContactBatch:
         self.N = np.concatenate([g.normal_matrix for g in groups])
         self.link_of_row = self.link[self.point_of_row]
         self.safe_link = np.where(self.moving, self.link, 0)
+        # compiled path: rows grouped by point, in batch order
+        self.point_ptr = np.concatenate([[0], np.cumsum([g.size for g in groups])]).astype(np.int64)
+        self.r_link_c = np.ascontiguousarray(self.r_link)
+        self.N_c = np.ascontiguousarray(self.N)
+        self.contiguous = bool(np.all(np.diff(self.rows) == 1)) and len(self.rows) > 0
+
+    def compiled_rows(self, model, q, v, data):
+        """``(G_rows, gamma_rows)`` of the contact rows by the compiled kernel."""
+        from ._fast import contact_rows
+
+        c = model.compiled
+        nr = len(self.rows)
+        G = np.empty((nr, c.nv))
+        gamma = np.empty(nr)
+        code = contact_rows(q, v, c.mi, c.mf, data.ws, data.fext_links, self.link, self.r_link_c,
+                            self.point_ptr, self.N_c, G, gamma)
+        if code:
+            raise ValueError(f"{('q', 'v')[-code - 1] if -code <= 2 else 'input'} contains NaN or infinity")
+        return G, gamma
 
     def _points(self, kin):
         k = self.safe_link

@@ -31,6 +31,8 @@ import numpy as np
 from .._checks import vector
 from ..crba import crba
 from ..rnea import nonlinear_effects
+from ..algorithms import get_data, link_forces
+from ._fast import contact_system, range_space
 from ._kinematics import ConstraintKinematics
 from .kkt_direct import solve_kkt
 from .kokkevis import solve_kokkevis
@@ -76,10 +78,55 @@ def _check_method(method, allowed):
 
 
 def _residual(G, x, rhs):
-    r = float(np.max(np.abs(G @ x - rhs))) if G.shape[0] else 0.0
-    scale = 1.0 + (float(np.max(np.abs(rhs))) if rhs.size else 0.0)
-    scale += float(np.max(np.abs(G))) * float(np.max(np.abs(x))) if G.size and x.size else 0.0
+    """``max |G x - rhs|`` and whether it is at round-off level."""
+    if not G.shape[0]:
+        return 0.0, True
+    Gx = G @ x
+    r = float(np.abs(Gx - rhs).max())
+    scale = 1.0 + max(float(np.abs(Gx).max()), float(np.abs(rhs).max()))
     return r, r <= 1e-9 * scale
+
+
+def _contacts_only(model, cs) -> bool:
+    """True when every group is a built-in point contact (the compiled path applies)."""
+    return cs._contact_batch is not None and not cs._others and model.compiled.nlinks > 0
+
+
+def _contact_system(model, cs, q, v, tau, f_ext, d):
+    """``G``, ``gamma`` (Baumgarte included), ``H`` and ``tau - C`` of a contacts-only set from
+    one compiled call (:func:`sinews.constraints._fast.contact_system`)."""
+    c = model.compiled
+    b = cs._contact_batch
+    n = len(b.rows)
+    alpha2 = np.zeros(n)
+    for g in cs.groups:
+        if g.baumgarte_enabled:  # contacts: phi = 0, phidot = G v
+            alpha2[g.rows] = 2.0 * g.baumgarte_coefficients[0]
+    F, flag = link_forces(model, d, f_ext)
+    G = np.empty((n, c.nv))
+    gamma = np.empty(n)
+    H = np.zeros((c.nv, c.nv))
+    top = np.empty(c.nv)
+    code = contact_system(q, v, tau, F, flag, c.mi, c.mf, d.ws, b.link, b.r_link_c, b.point_ptr, b.N_c,
+                          alpha2, G, gamma, H, top)
+    if code:
+        raise ValueError(f"{('q', 'v', 'tau', 'f_ext')[-code - 1]} contains NaN or infinity")
+    return G, gamma, H, top
+
+
+def _solve(model, method, H, G, top, bottom):
+    """``H x = top + G^T lambda``, ``G x = bottom`` by ``method`` (not Kokkevis)."""
+    if method == "direct":
+        return solve_kkt(H, G, top, bottom)
+    if method == "null_space":
+        return solve_null_space(H, G, top, bottom)
+    n = G.shape[0]
+    x = np.empty(H.shape[0])
+    lam = np.empty(n)
+    if n and range_space(H, model.compiled.lam, G, top, bottom, x, lam) == 0:
+        return x, lam, {"rank": n, "least_squares": False}
+    # not positive definite or redundant: the general path diagnoses it
+    return solve_range_space_sparse(model, H, G, top, bottom)
 
 
 def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=None, data=None) -> ConstrainedDynamicsResult:
@@ -90,25 +137,27 @@ def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=No
     """
     _check_method(method, METHODS)
     groups, n = _groups(model, cs, None)
-    kin = ConstraintKinematics(model, q, v, data)
     tau = vector(tau, model.nv, "tau")
-    if not np.all(np.isfinite(tau)):
+    if not np.isfinite(tau.sum()):
         raise ValueError("tau contains NaN or infinity")
-    G = _jacobian(kin, groups, n)
-    gamma = _gamma(kin, groups, n)
-    if method == "kokkevis":
-        qdd, lam, info = solve_kokkevis(model, kin, tau, cs, G, gamma, f_ext, data)
+    if method != "kokkevis" and _contacts_only(model, cs):
+        # compiled path: G and gamma of all contact rows in one kernel call
+        d = get_data(model, data)
+        q = vector(q, model.nq, "q")
+        v = vector(v, model.nv, "v")
+        G, gamma, H, top = _contact_system(model, cs, q, v, tau, f_ext, d)
+        qdd, lam, info = _solve(model, method, H, G, top, gamma)
     else:
-        H = crba(model, kin.q, data)
-        C = nonlinear_effects(model, kin.q, kin.v, f_ext, data)
-        top = tau - C
-        if method == "direct":
-            qdd, lam, info = solve_kkt(H, G, top, gamma)
-        elif method == "range_space_sparse":
-            qdd, lam, info = solve_range_space_sparse(model, H, G, top, gamma)
+        kin = ConstraintKinematics(model, q, v, data)
+        G = _jacobian(kin, groups, n)
+        gamma = _gamma(kin, groups, n)
+        if method == "kokkevis":
+            qdd, lam, info = solve_kokkevis(model, kin, tau, cs, G, gamma, f_ext, data)
         else:
-            qdd, lam, info = solve_null_space(H, G, top, gamma)
+            H = crba(model, kin.q, data)
+            C = nonlinear_effects(model, kin.q, kin.v, f_ext, data)
+            qdd, lam, info = _solve(model, method, H, G, tau - C, gamma)
     res, ok = _residual(G, qdd, gamma)
-    if not (np.all(np.isfinite(qdd)) and np.all(np.isfinite(lam))):
+    if not (np.isfinite(qdd.sum()) and np.isfinite(lam.sum())):
         raise ValueError(f"{method}: the solution is not finite (singular system)")
     return ConstrainedDynamicsResult(qdd, lam, method, n, info["rank"], info["least_squares"], res, ok, cs)

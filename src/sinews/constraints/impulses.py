@@ -24,10 +24,9 @@ import numpy as np
 from .._checks import finite_vector
 from ..crba import crba
 from ._kinematics import ConstraintKinematics
-from .forward_dynamics import _check_method, _residual
-from .kkt_direct import solve_kkt
-from .null_space import solve_null_space
-from .range_space_sparse import solve_range_space_sparse
+from ..algorithms import get_data
+from .._checks import vector
+from .forward_dynamics import _check_method, _contact_system, _contacts_only, _residual, _solve
 from .system import _groups, _jacobian
 
 __all__ = ["ConstraintImpulseResult", "compute_constraint_impulses", "IMPULSE_METHODS"]
@@ -70,18 +69,17 @@ def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_
     """
     _check_method(method, IMPULSE_METHODS)
     groups, n = _groups(model, cs, None)
-    kin = ConstraintKinematics(model, q, None, data)
     qd_minus = finite_vector(qd_minus, model.nv, "qd_minus")
     vt = np.zeros(n) if target_velocity is None else finite_vector(target_velocity, n, "target_velocity")
-    G = _jacobian(kin, groups, n)
-    H = crba(model, kin.q, data)
-    top = H @ qd_minus
-    if method == "direct":
-        x, lam, info = solve_kkt(H, G, top, vt)
-    elif method == "range_space_sparse":
-        x, lam, info = solve_range_space_sparse(model, H, G, top, vt)
+    if _contacts_only(model, cs):
+        q = vector(q, model.nq, "q")
+        z = np.zeros(model.nv)
+        G, _, H, _ = _contact_system(model, cs, q, z, z, None, get_data(model, data))
     else:
-        x, lam, info = solve_null_space(H, G, top, vt)
+        kin = ConstraintKinematics(model, q, None, data)
+        G = _jacobian(kin, groups, n)
+        H = crba(model, kin.q, data)
+    x, lam, info = _solve(model, method, H, G, H @ qd_minus, vt)
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(lam))):
         raise ValueError(f"{method}: the solution is not finite (singular system)")
     res, ok = _residual(G, x, vt)

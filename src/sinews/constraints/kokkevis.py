@@ -45,15 +45,19 @@ def entries_to_body_forces(model, kin, entries, out=None, scale=1.0):
     return out
 
 
-def _user_forces(model, f_ext):
-    if f_ext is None:
-        return np.zeros((model.nbodies, 6))
-    if isinstance(f_ext, dict):
-        F = np.zeros((model.nbodies, 6))
-        for key, w in f_ext.items():
-            F[model._resolve_body(key, "f_ext key")] += np.asarray(w, dtype=float)
-        return F
-    return np.array(f_ext, dtype=float)
+def _entries_to_link_forces(kin, entries, out):
+    """Add wrench entries to ``out`` (nlinks x 6): link axes, about the link origins (the
+    kernels' external-force layout); entries on the world or on bodies welded to it drop out."""
+    lob = kin.model.compiled.link_of_body
+    for e in entries:
+        k = lob[e.body]
+        if k < 0:
+            continue
+        Rt = kin.oR[k].T
+        f = e.wrench[3:]
+        out[k, 3:] += Rt @ f
+        out[k, :3] += Rt @ (e.wrench[:3] + cross3(e.p_world_frame - kin.op[k], f))
+    return out
 
 
 def solve_kokkevis(model, kin, tau, cs, G, gamma, f_ext=None, data=None):
@@ -61,25 +65,24 @@ def solve_kokkevis(model, kin, tau, cs, G, gamma, f_ext=None, data=None):
     d = get_data(model, data)
     c = model.compiled
     q, v = kin.q, kin.v
-    F_user = _user_forces(model, f_ext)
-    Fl, flag = link_forces(model, d, F_user)
-    qdd0 = _run(model, d, q, v, tau, Fl.copy(), flag, np.empty(c.nv))
+    F_user, flag = link_forces(model, d, f_ext)
+    F_user = F_user.copy() if flag else np.zeros((c.nlinks, 6))
+    qdd0 = _run(model, d, q, v, tau, F_user.copy(), 1, np.empty(c.nv))
     rows = G.shape[0]
     D = np.empty((c.nv, rows))
-    tests = []
+    tests = np.zeros((rows, c.nlinks, 6))
     zero_v = np.zeros(c.nv)
+    r = 0
     for g in cs.groups:
         for i in range(g.size):
             e = np.zeros(g.size)
             e[i] = 1.0
-            Fi = entries_to_body_forces(model, kin, g.wrench_entries(kin, e))
-            tests.append(Fi)
-            Fli, _ = link_forces(model, d, Fi)
+            _entries_to_link_forces(kin, g.wrench_entries(kin, e), tests[r])
             # zero velocity, no gravity, zero tau: dqdd = H^-1 J^T f_test = H^-1 G_i^T
-            D[:, len(tests) - 1] = _run(model, d, q, zero_v, zero_v, Fli.copy(), 1 | 2 | 4, np.empty(c.nv))
+            D[:, r] = _run(model, d, q, zero_v, zero_v, tests[r].copy(), 1 | 2 | 4, np.empty(c.nv))
+            r += 1
     K = G @ D
     lam, full, rank = solve_psd(0.5 * (K + K.T), gamma - G @ qdd0)
-    F_total = F_user + np.tensordot(lam, np.array(tests), axes=1) if rows else F_user
-    Fl, _ = link_forces(model, d, F_total)
-    qdd = _run(model, d, q, v, tau, Fl.copy(), 1, np.empty(c.nv))
+    F_total = F_user + np.tensordot(lam, tests, axes=1) if rows else F_user
+    qdd = _run(model, d, q, v, tau, np.ascontiguousarray(F_total), 1, np.empty(c.nv))
     return qdd, lam, {"rank": rank, "least_squares": not full}

@@ -90,9 +90,11 @@ def _gamma(kin, groups, n, baumgarte=True):
         for g in cs._others:
             gam[g.rows] = g.gamma(kin)
     if baumgarte:
+        r = 0  # rows local to ``groups`` (the whole set or one group)
         for g in groups:
             if g.baumgarte_enabled:
-                gam[g.rows] += _baumgarte(g, kin)
+                gam[r : r + g.size] += _baumgarte(g, kin)
+            r += g.size
     return gam
 
 

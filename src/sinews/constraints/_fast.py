@@ -1,0 +1,201 @@
+"""Compiled fast paths (Numba, compiled lazily on first use and cached on disk).
+
+* :func:`contact_rows`: ``G`` and ``gamma`` of every point-contact row of a set in one kernel
+  call: one tree pass (the core ``joint_pass`` + ``rnea`` kernels with ``a = 0`` and no gravity)
+  then, per contact point, the support-chain Jacobian and the classical bias acceleration.
+  Same formulas as :class:`~sinews.constraints.constraint.ContactConstraint`.
+* :func:`range_space` : the range-space solve of :mod:`sinews.constraints.range_space_sparse`
+  (``H = L^T L`` with the core's branch-sparse kernels, ``K = Y^T Y``, a small Cholesky) in
+  one call.  It returns a non-zero code instead of raising; the caller then takes the general
+  Python path, which diagnoses singular and redundant systems.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .. import _kernels as K
+from .._layout import MI_IV, MI_NV, MI_PARENT, WS_A, WS_OP, WS_OR, WS_STRIDE, WS_V
+
+_CHOL_RTOL = 1e-12
+
+
+@njit(cache=True)
+def contact_rows(q, v, mi, mf, ws, fext, links, r_link, point_ptr, N, G, gamma):
+    """Fill ``G`` (rows x nv, zeroed here) and ``gamma`` for contact points ``p`` on links
+    ``links[p]`` (-1: fixed in the world) at link coordinates ``r_link[p]``, with rows
+    ``point_ptr[p]:point_ptr[p+1]`` along the world normals ``N``.  Returns 0 or the core's
+    negative input code."""
+    nv = G.shape[1]
+    tau = np.empty(nv)
+    K.joint_pass(q, v, mi, mf, ws, 2)
+    code = K.rnea(q, v, np.zeros(nv), fext, tau, mi, mf, ws, 2)
+    if code != 0:
+        return code
+    G[:, :] = 0.0
+    nl = mi.shape[0]
+    s_off = nl * WS_STRIDE
+    for p in range(links.shape[0]):
+        k = links[p]
+        r0 = point_ptr[p]
+        r1 = point_ptr[p + 1]
+        if k < 0:
+            for r in range(r0, r1):
+                gamma[r] = 0.0
+            continue
+        w = k * WS_STRIDE
+        o = ws[w + WS_OR : w + WS_OR + 9]
+        x0 = o[0] * r_link[p, 0] + o[1] * r_link[p, 1] + o[2] * r_link[p, 2]
+        x1 = o[3] * r_link[p, 0] + o[4] * r_link[p, 1] + o[5] * r_link[p, 2]
+        x2 = o[6] * r_link[p, 0] + o[7] * r_link[p, 1] + o[8] * r_link[p, 2]
+        d0 = x0
+        d1 = x1
+        d2 = x2
+        x0 += ws[w + WS_OP]
+        x1 += ws[w + WS_OP + 1]
+        x2 += ws[w + WS_OP + 2]
+        # world velocity and bias acceleration of the link
+        vl = ws[w + WS_V : w + WS_V + 6]
+        al = ws[w + WS_A : w + WS_A + 6]
+        om0 = o[0] * vl[0] + o[1] * vl[1] + o[2] * vl[2]
+        om1 = o[3] * vl[0] + o[4] * vl[1] + o[5] * vl[2]
+        om2 = o[6] * vl[0] + o[7] * vl[1] + o[8] * vl[2]
+        vo0 = o[0] * vl[3] + o[1] * vl[4] + o[2] * vl[5]
+        vo1 = o[3] * vl[3] + o[4] * vl[4] + o[5] * vl[5]
+        vo2 = o[6] * vl[3] + o[7] * vl[4] + o[8] * vl[5]
+        aw0 = o[0] * al[0] + o[1] * al[1] + o[2] * al[2]
+        aw1 = o[3] * al[0] + o[4] * al[1] + o[5] * al[2]
+        aw2 = o[6] * al[0] + o[7] * al[1] + o[8] * al[2]
+        ao0 = o[0] * al[3] + o[1] * al[4] + o[2] * al[5]
+        ao1 = o[3] * al[3] + o[4] * al[4] + o[5] * al[5]
+        ao2 = o[6] * al[3] + o[7] * al[4] + o[8] * al[5]
+        # a = ao + alpha x d + omega x (vo + omega x d), d = x - o
+        c0 = om1 * d2 - om2 * d1
+        c1 = om2 * d0 - om0 * d2
+        c2 = om0 * d1 - om1 * d0
+        u0 = vo0 + c0
+        u1 = vo1 + c1
+        u2 = vo2 + c2
+        a0 = ao0 + (aw1 * d2 - aw2 * d1) + (om1 * u2 - om2 * u1)
+        a1 = ao1 + (aw2 * d0 - aw0 * d2) + (om2 * u0 - om0 * u2)
+        a2 = ao2 + (aw0 * d1 - aw1 * d0) + (om0 * u1 - om1 * u0)
+        for r in range(r0, r1):
+            gamma[r] = -(N[r, 0] * a0 + N[r, 1] * a1 + N[r, 2] * a2)
+        # support-chain Jacobian of the point's linear velocity
+        l = k
+        while l >= 0:
+            wl = l * WS_STRIDE
+            ol = ws[wl + WS_OR : wl + WS_OR + 9]
+            e0 = x0 - ws[wl + WS_OP]
+            e1 = x1 - ws[wl + WS_OP + 1]
+            e2 = x2 - ws[wl + WS_OP + 2]
+            iv = mi[l, MI_IV]
+            for i in range(mi[l, MI_NV]):
+                so = s_off + 6 * (iv + i)
+                sw0 = ol[0] * ws[so] + ol[1] * ws[so + 1] + ol[2] * ws[so + 2]
+                sw1 = ol[3] * ws[so] + ol[4] * ws[so + 1] + ol[5] * ws[so + 2]
+                sw2 = ol[6] * ws[so] + ol[7] * ws[so + 1] + ol[8] * ws[so + 2]
+                j0 = ol[0] * ws[so + 3] + ol[1] * ws[so + 4] + ol[2] * ws[so + 5] + sw1 * e2 - sw2 * e1
+                j1 = ol[3] * ws[so + 3] + ol[4] * ws[so + 4] + ol[5] * ws[so + 5] + sw2 * e0 - sw0 * e2
+                j2 = ol[6] * ws[so + 3] + ol[7] * ws[so + 4] + ol[8] * ws[so + 5] + sw0 * e1 - sw1 * e0
+                for r in range(r0, r1):
+                    G[r, iv + i] = N[r, 0] * j0 + N[r, 1] * j1 + N[r, 2] * j2
+            l = mi[l, MI_PARENT]
+    return 0
+
+
+@njit(cache=True)
+def range_space(H, lam, G, top, bottom, x, mult):
+    """``H x = top + G^T mult``, ``G x = bottom`` by the range-space method.  Returns 0, 1 if
+    ``H`` is not positive definite, 2 if ``G H^-1 G^T`` is (numerically) singular."""
+    n = H.shape[0]
+    c = G.shape[0]
+    L = H.copy()
+    if K.ltl_factor(L, lam) != 0:
+        return 1
+    Y = np.empty((c, n))  # rows: (L^-T G^T)^T
+    col = np.empty(n)
+    for j in range(c):
+        for i in range(n):
+            col[i] = G[j, i]
+        K.ltl_solve_lt(L, lam, col)
+        for i in range(n):
+            Y[j, i] = col[i]
+    z = top.copy()
+    K.ltl_solve_lt(L, lam, z)
+    Km = np.empty((c, c))
+    rhs = np.empty(c)
+    dmax = 0.0
+    for a in range(c):
+        s = 0.0
+        for i in range(n):
+            s += Y[a, i] * z[i]
+        rhs[a] = bottom[a] - s
+        for b in range(a + 1):
+            s = 0.0
+            for i in range(n):
+                s += Y[a, i] * Y[b, i]
+            Km[a, b] = s
+        if Km[a, a] > dmax:
+            dmax = Km[a, a]
+    # Cholesky K = C C^T (lower, in place)
+    for j in range(c):
+        s = Km[j, j]
+        for k in range(j):
+            s -= Km[j, k] * Km[j, k]
+        if not s > _CHOL_RTOL * dmax:
+            return 2
+        d = math.sqrt(s)
+        Km[j, j] = d
+        for i in range(j + 1, c):
+            s = Km[i, j]
+            for k in range(j):
+                s -= Km[i, k] * Km[j, k]
+            Km[i, j] = s / d
+    for i in range(c):  # C y = rhs
+        s = rhs[i]
+        for k in range(i):
+            s -= Km[i, k] * mult[k]
+        mult[i] = s / Km[i, i]
+    for i in range(c - 1, -1, -1):  # C^T mult = y
+        s = mult[i]
+        for k in range(i + 1, c):
+            s -= Km[k, i] * mult[k]
+        mult[i] = s / Km[i, i]
+    for i in range(n):
+        s = z[i]
+        for a in range(c):
+            s += Y[a, i] * mult[a]
+        x[i] = s
+    K.ltl_solve_l(L, lam, x)
+    return 0
+
+
+@njit(cache=True)
+def contact_system(q, v, tau, fext, fext_flag, mi, mf, ws, links, r_link, point_ptr, N, alpha2, G, gamma, H, rhs):
+    """Contact rows (:func:`contact_rows`) with the Baumgarte velocity terms
+    ``gamma_r -= alpha2_r (G_r v)``, then ``H`` (CRBA) and ``rhs = tau - C(q, v, f_ext)``
+    (RNEA with ``a = 0``).  Returns 0 or a negative input code (q, v, tau, f_ext)."""
+    code = contact_rows(q, v, mi, mf, ws, fext, links, r_link, point_ptr, N, G, gamma)
+    if code != 0:
+        return code
+    nv = G.shape[1]
+    for r in range(G.shape[0]):
+        if alpha2[r] != 0.0:
+            s = 0.0
+            for i in range(nv):
+                s += G[r, i] * v[i]
+            gamma[r] -= alpha2[r] * s
+    code = K.crba(q, H, mi, mf, ws)
+    if code != 0:
+        return -1
+    C = np.empty(nv)
+    code = K.rnea(q, v, np.zeros(nv), fext, C, mi, mf, ws, fext_flag)
+    if code != 0:
+        return code
+    for i in range(nv):
+        rhs[i] = tau[i] - C[i]
+    return 0
