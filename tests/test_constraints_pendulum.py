@@ -189,3 +189,33 @@ def test_constraints_pendulum_custom_kokkevis_and_baumgarte():
     for meth in METHODS:
         r = forward_dynamics_constraints(mc, q, v, tau, csc, method=meth)
         assert np.allclose(r.qdd, ref.qdd, atol=1e-9) and np.allclose(r.multipliers, ref.multipliers, atol=1e-9)
+
+
+def test_constraints_pendulum_set_methods_delegate(models):
+    _, ma, cs, qa, qda = models
+    r = forward_dynamics_constraints(ma, qa, qda, np.zeros(12), cs)
+    a = cs.calc_forces("RyLink1", qa, r, frame="world")
+    b = calc_forces(ma, qa, cs, "RyLink1", r, frame="world")
+    assert np.allclose(a.wrenches, b.wrenches) and a.bodies == b.bodies
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-3, 3), min_size=26, max_size=26))
+def test_constraints_pendulum_methods_agree_on_random_states(xs):
+    """Any state (on or off the loop manifold) and any tau: the four methods agree on qdd and
+    lambda, and G qdd = gamma, with Baumgarte on one group."""
+    ma, cs = double_pendulum_absolute()
+    cs.enable_baumgarte("RzBase", time_constant=0.1)
+    x = np.array(xs)
+    q, v, tau = x[:12], x[12:24], np.r_[x[24:26], np.zeros(10)]
+    ref = forward_dynamics_constraints(ma, q, v, tau, cs)
+    G = constraint_jacobian(ma, q, cs)
+    assert np.allclose(G @ ref.qdd, constraint_gamma(ma, q, v, cs), atol=1e-8 * (1 + np.abs(ref.qdd).max()))
+    for method in METHODS[1:]:
+        r = forward_dynamics_constraints(ma, q, v, tau, cs, method=method)
+        scale = 1 + np.abs(ref.qdd).max() + np.abs(ref.multipliers).max()
+        assert np.allclose(r.qdd, ref.qdd, atol=1e-9 * scale, rtol=0)
+        assert np.allclose(r.multipliers, ref.multipliers, atol=1e-9 * scale, rtol=0)

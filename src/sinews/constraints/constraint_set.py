@@ -356,6 +356,25 @@ class ConstraintSet:
         """``(alpha, beta)`` of a group: both ``1/T``."""
         return self.group(key).baumgarte_coefficients
 
+    # ------------------------------------------------------------------ wrenches
+    def calc_forces(self, group, q, multipliers, frame="local", data=None):
+        """Per-body wrenches of ``group`` for forward-dynamics multipliers (bound sets only);
+        see :func:`sinews.constraints.calc_forces`."""
+        from .forces import calc_forces
+
+        if self.model is None:
+            raise RuntimeError("the ConstraintSet is not bound: call bind(model) first")
+        return calc_forces(self.model, q, self, group, multipliers, frame, data)
+
+    def calc_impulses(self, group, q, impulses, frame="local", data=None):
+        """Per-body impulsive wrenches of ``group`` (bound sets only); see
+        :func:`sinews.constraints.calc_impulses`."""
+        from .forces import calc_impulses
+
+        if self.model is None:
+            raise RuntimeError("the ConstraintSet is not bound: call bind(model) first")
+        return calc_impulses(self.model, q, self, group, impulses, frame, data)
+
     # ------------------------------------------------------------------ display
     def summary(self) -> str:
         lines = [f"ConstraintSet: {self.ngroups} groups, {self.size} rows, bound={self.bound}"]

@@ -18,6 +18,12 @@ the body along the normal).  Redundant constraints give a flagged minimum-norm l
 answer (``least_squares=True``, ``rank < rows``); a system whose accelerations are not
 determined raises ``ValueError``; NaN is never returned silently.
 
+Implementation: for a set made only of point contacts, ``G``, ``gamma`` (with Baumgarte
+terms), ``H`` and ``tau - C`` come from one compiled kernel and the range-space solve from
+another (:mod:`sinews.constraints._fast`); other sets evaluate each group in Python over one
+shared tree pass (:class:`~sinews.constraints.ConstraintKinematics`).  Both give the same
+numbers (tested).
+
 Source: RBDL ``ForwardDynamicsConstraints{Direct,RangeSpaceSparse,NullSpace}``,
 ``ForwardDynamicsContactsKokkevis`` (rbdl.md section 2); Featherstone RBDA chapter 8.
 """
