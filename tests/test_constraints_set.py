@@ -187,3 +187,22 @@ def test_constraints_set_custom_constraint_rules():
         cs.add_custom_constraint(Empty())
     with pytest.raises(ValueError, match="pin_axis"):
         PinJointConstraint(0, "a", pin_axis=3)
+
+
+def test_constraints_set_copy_is_unbound_and_independent():
+    m = _model()
+    cs = ConstraintSet()
+    cs.add_contact_constraint("b", (1, 0, 0), EY, name="tip", id=3)
+    cs.add_contact_constraint("b", (1, 0, 0), EX, name="tip")
+    cs.add_loop_constraint("a", "b", (1, 0, 0), None, E6[2], name="pin", baumgarte=True)
+    cs.bind(m)
+    c2 = cs.copy()
+    assert not c2.bound and c2.size == 3 and [g.name for g in c2] == ["tip", "pin"]
+    assert c2.group_by_id(3).size == 2 and c2.group("pin").baumgarte_enabled
+    c2.add_contact_constraint("a", (0.5, 0, 0), EY, name="extra")  # the copy can grow
+    c2.disable_baumgarte("pin")
+    assert cs.group("pin").baumgarte_enabled and cs.size == 3
+    m2 = _model()
+    c2.bind(m2)
+    q = np.array([0.3, -0.2])
+    assert np.allclose(constraint_jacobian(m2, q, c2)[:3], constraint_jacobian(m, q, cs))

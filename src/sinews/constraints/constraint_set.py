@@ -206,6 +206,23 @@ class ConstraintSet:
         self._row_group.extend([c.index] * size)
         return c.row_start
 
+    def copy(self) -> "ConstraintSet":
+        """An *unbound* copy with the same groups, rows, names, ids and Baumgarte settings
+        (RBDL's ``Copy``, but the groups are copied too, not shared).  Bind it to another model,
+        or keep several pre-built sets to switch contacts at run time."""
+        import copy as _copy
+
+        new = ConstraintSet()
+        for g in self._groups:
+            h = _copy.copy(g)
+            for attr in ("normals", "axes"):
+                if hasattr(h, attr):
+                    setattr(h, attr, [a.copy() for a in getattr(g, attr)])
+            h.set = None
+            new._register(h, g.name, g.id)
+            new._row_group.extend([h.index] * g.size)
+        return new
+
     # ------------------------------------------------------------------ binding
     def bind(self, model) -> "ConstraintSet":
         """Resolve bodies against ``model`` and freeze the set; returns ``self``.
