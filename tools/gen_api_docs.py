@@ -49,9 +49,11 @@ MODULES = [
     "sinews.lagrangian",
     "sinews.energy",
     "sinews.configuration",
+    "sinews.simulate",
     "sinews.interop",
     "sinews.sample_models",
     "sinews.urdf",
+    "sinews.demos",
     "sinews.lcp",
     "sinews.contact.constraint_solver",
     "sinews.contact.impulse_solver",
@@ -207,11 +209,152 @@ def _markdown_doc(doc: str) -> str:
                 continue
         out.append(_ROLE.sub(r"`\1`", line))
         i += 1
-    return "\n".join(out)
+    return "\n".join(_structure_outside_fences(out))
+
+
+_BULLET = re.compile(r"^\s*([*+-]|\d+[.)])\s")
+_UNDERLINE = re.compile(r"^\s*(-{3,}|={3,}|~{3,})\s*$")
+_SECTION = re.compile(
+    r"(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|Returns?|"
+    r"Yields?|Raises|Attributes|Fields|Members):"
+)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _structure_outside_fences(lines: list[str]) -> list[str]:
+    """Apply :func:`_structure` to the text between fenced blocks."""
+    out, chunk, fence = [], [], None
+    for line in lines:
+        stripped = line.lstrip()
+        if fence is None and stripped.startswith(("```", "~~~")):
+            out += _structure(chunk)
+            chunk, fence = [], stripped[:3]
+            out.append(line)
+        elif fence is not None:
+            out.append(line)
+            if stripped.startswith(fence) and not stripped[3:].strip("`~ "):
+                fence = None
+        else:
+            chunk.append(line)
+    return out + _structure(chunk)
+
+
+_ENTRY = re.compile(r"^\s*[^\s:][^:]*?\s:\s")  # numpydoc one-line field: "name : text"
+_ALIGNED = re.compile(r"^(\s*)(\S.*?) {2,}(\S)")
+
+
+def _aligned_table(para: list[str]) -> list[str] | None:
+    """A paragraph laid out as a two-column table (``name    text`` rows with the text in one
+    column, continuation lines indented to it) as a ``text`` fence, else ``None``."""
+    base = _indent(para[0])
+    rows = [p for p in para if _indent(p) == base]
+    if len(rows) < 3:
+        return None
+    cols = [m.start(3) for m in map(_ALIGNED.match, rows) if m and len(m.group(2)) <= 24]
+    if len(cols) < 2:
+        return None
+    c = max(set(cols), key=cols.count)
+    for p in para:
+        if _indent(p) == base:
+            if len(p) <= c or p[c - 1] != " " or p[c] == " " or not p[:c].strip():
+                return None
+        elif _indent(p) != c:
+            return None
+    return ["```text", *textwrap.dedent("\n".join(para)).split("\n"), "```", ""]
+
+
+def _entry_list(para: list[str], continuing: bool) -> list[str] | None:
+    """A paragraph of numpydoc one-line fields (``name : text`` rows, continuation lines
+    indented) as a Markdown list, else ``None``."""
+    base = _indent(para[0])
+    entries = [k for k, p in enumerate(para) if _indent(p) == base and _ENTRY.match(p)]
+    if not entries or (len(entries) < 2 and not (continuing and entries[0] == 0)):
+        return None
+    out = [p for p in para[: entries[0]]]
+    if out:
+        out.append("")
+    pad = " " * base
+    for p in para[entries[0]:]:
+        if _indent(p) == base and _ENTRY.match(p):
+            out.append(f"{pad}- {p.strip()}")
+        else:
+            out.append(f"{pad}  {p.strip()}")
+    return out + [""]
+
+
+def _structure(lines: list[str]) -> list[str]:
+    """numpydoc/reST structure to Markdown: underlined section titles become bold lines, a
+    line followed by more-indented lines (a definition list: ``name:`` then its description)
+    becomes a list item, and Google-style sections (``Args:``) list one item per entry.
+    Without this, Markdown would merge such lines into one paragraph (or make a heading of
+    ``Parameters`` over ``----------``)."""
+    out, i, n = [], 0, len(lines)
+    in_entries = False
+    while i < n:
+        line = lines[i]
+        nxt = lines[i + 1] if i + 1 < n else ""
+        if line.strip() and _UNDERLINE.match(nxt) and abs(len(nxt.strip()) - len(line.strip())) <= 2:
+            out += [f"**{line.strip()}**", ""]
+            i += 2
+            continue
+        starts = i == 0 or not lines[i - 1].strip() or _UNDERLINE.match(lines[i - 1])
+        if line.strip() and starts and not _UNDERLINE.match(line):  # a paragraph starts here
+            j = i
+            while j < n and lines[j].strip():
+                j += 1
+            para = lines[i:j]
+            converted = _aligned_table(para)
+            if converted is None:
+                converted = _entry_list(para, in_entries)
+                in_entries = converted is not None
+            if converted is not None:
+                out += converted
+                i = j
+                continue
+        ind = _indent(line)
+        if line.strip() and not _BULLET.match(line) and nxt.strip() and _indent(nxt) >= ind + 2:
+            j, body = i + 1, []
+            while j < n:
+                if lines[j].strip() and _indent(lines[j]) > ind:
+                    body.append(lines[j])
+                elif not lines[j].strip() and j + 1 < n and lines[j + 1].strip() and _indent(lines[j + 1]) > ind:
+                    body.append("")
+                else:
+                    break
+                j += 1
+            body = textwrap.dedent("\n".join(body)).split("\n")
+            pad = " " * ind
+            term = line.strip()
+            if _SECTION.fullmatch(term):
+                out += [f"{pad}**{term}**", ""]
+                for b in body:
+                    if not b.strip():
+                        continue
+                    if _indent(b) == 0:
+                        out.append(f"{pad}- {b}")
+                    else:
+                        out.append(f"{pad}  {b.strip()}")
+                out.append("")
+            else:
+                out.append(f"{pad}- {term}")
+                out += [f"{pad}  {b}" if b.strip() else "" for b in _structure(body)]
+                out.append("")
+            i = j
+            continue
+        out.append(line)
+        i += 1
+    collapsed = []
+    for line in out:  # no runs of blank lines
+        if line.strip() or not collapsed or collapsed[-1].strip():
+            collapsed.append(line if line.strip() else "")
+    return collapsed
 
 
 def _doc_block(doc: str, missing: str = "*(no docstring)*") -> list[str]:
-    return [_markdown_doc(doc), ""] if doc else [missing, ""]
+    return [_markdown_doc(doc).strip("\n"), ""] if doc else [missing, ""]
 
 
 def _class_members(cls) -> list[tuple[str, object, str]]:
