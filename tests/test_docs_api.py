@@ -109,3 +109,40 @@ def test_generator_check_mode(fresh, capsys):
         assert "sinews.md" in capsys.readouterr().out
     finally:
         gen.write(fresh)
+
+
+def test_docstring_markdown_conversion():
+    doc = "\n".join([
+        "Summary with :func:`sinews.aba` and :class:`~sinews.Model`.",
+        "",
+        "Parameters",
+        "----------",
+        "model:",
+        "    A model.",
+        "q, v:",
+        "    Coordinates.",
+        "",
+        "Usage::",
+        "",
+        "    python tools/gen_api_docs.py",
+        "",
+        "====  ====",
+        "a     b",
+        "====  ====",
+        "",
+        ">>> 1 + 1",
+        "2",
+        "",
+        "Args:",
+        "    x: the x.",
+        "    y: the y,",
+        "        on two lines.",
+    ])
+    md = gen._markdown_doc(doc)
+    assert "`sinews.aba`" in md and "`sinews.Model`" in md and ":func:" not in md
+    assert "**Parameters**" in md and "----------" not in md
+    assert "- model:\n  A model." in md and "- q, v:\n  Coordinates." in md
+    assert "Usage:\n\n```text\npython tools/gen_api_docs.py\n```" in md
+    assert "```text\n====  ====\na     b\n====  ====\n```" in md
+    assert "```pycon\n>>> 1 + 1\n2\n```" in md
+    assert "**Args:**\n\n- x: the x.\n- y: the y,\n  on two lines." in md
