@@ -21,6 +21,8 @@ motion subspace ``s_j = [s_w; s_v]`` in link axes):
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import _kernels as K
@@ -31,15 +33,15 @@ from ._linalg import cross3, cross_columns, skew3
 
 __all__ = ["ConstraintKinematics"]
 
-_ANCESTORS: "dict[int, np.ndarray]" = {}
+_ANCESTORS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def ancestor_mask(model) -> np.ndarray:
-    """``(nlinks, nv)`` booleans: dof j moves link k (its link is k or an ancestor of k)."""
+    """``(nlinks, nv)`` booleans: dof j moves link k (its link is k or an ancestor of k).
+    Computed once per compiled model (cached weakly)."""
     c = model.compiled
-    key = id(c)
-    m = _ANCESTORS.get(key)
-    if m is not None and m.shape == (c.nlinks, c.nv):
+    m = _ANCESTORS.get(c)
+    if m is not None:
         return m
     m = np.zeros((c.nlinks, c.nv), dtype=bool)
     for k in range(c.nlinks):  # once per model
@@ -48,7 +50,8 @@ def ancestor_mask(model) -> np.ndarray:
             m[k] = m[par]
         iv, nvj = c.mi[k, L.MI_IV], c.mi[k, L.MI_NV]
         m[k, iv : iv + nvj] = True
-    _ANCESTORS[key] = m
+    m.flags.writeable = False
+    _ANCESTORS[c] = m
     return m
 
 
