@@ -206,3 +206,50 @@ def test_constraints_set_copy_is_unbound_and_independent():
     c2.bind(m2)
     q = np.array([0.3, -0.2])
     assert np.allclose(constraint_jacobian(m2, q, c2)[:3], constraint_jacobian(m, q, cs))
+
+
+class _JointLock(CustomConstraint):
+    """A joint-space custom constraint: dof ``j`` keeps the value ``target`` (1 row).  It has no
+    Cartesian wrench, so it does not implement ``wrench_entries``."""
+
+    size = 1
+
+    def __init__(self, j, target, **kw):
+        super().__init__(**kw)
+        self.j, self.target = j, target
+
+    def jacobian(self, kin):
+        G = np.zeros((1, kin.nv))
+        G[0, self.j] = 1.0
+        return G
+
+    def gamma(self, kin):
+        return np.zeros(1)
+
+    def position_error(self, kin):
+        return np.array([kin.q[self.j] - self.target])
+
+
+def test_constraints_set_joint_space_custom_constraint():
+    from sinews import crba, nonlinear_effects
+    from sinews.constraints import constraint_gamma, constraint_position_error
+
+    m = _model()
+    cs = ConstraintSet()
+    cs.add_custom_constraint(_JointLock(1, 0.2, name="lock", baumgarte=True, time_constant=0.5))
+    q, v, tau = np.array([0.3, 0.25]), np.array([0.4, -0.1]), np.array([0.5, -0.3])
+    assert constraint_position_error(m, q, cs)[0] == pytest.approx(0.05)
+    # Baumgarte: gamma = -2 alpha phidot - beta^2 phi with alpha = beta = 2
+    assert constraint_gamma(m, q, v, cs)[0] == pytest.approx(-4 * (-0.1) - 4 * 0.05)
+    r = forward_dynamics_constraints(m, q, v, tau, cs)
+    assert r.qdd[1] == pytest.approx(constraint_gamma(m, q, v, cs)[0])
+    # the multiplier is the joint torque that enforces it
+    H, C = crba(m, q), nonlinear_effects(m, q, v)
+    assert np.allclose(H @ r.qdd + C, tau + np.array([0, r.multipliers[0]]))
+    for method in ("range_space_sparse", "null_space"):
+        r2 = forward_dynamics_constraints(m, q, v, tau, cs, method=method)
+        assert np.allclose(r2.qdd, r.qdd, atol=1e-12) and np.allclose(r2.multipliers, r.multipliers, atol=1e-12)
+    with pytest.raises(ValueError, match="wrench_entries"):
+        forward_dynamics_constraints(m, q, v, tau, cs, method="kokkevis")
+    with pytest.raises(ValueError, match="wrench_entries"):
+        calc_forces(m, q, cs, "lock", r)

@@ -76,7 +76,11 @@ def _wrenches(model, q, cs, group, values, frame, kind, name, data):
     lam = _multipliers(values, cs, g, name)
     kin = ConstraintKinematics(model, q, None, data)
     bodies, frames, W = [], [], []
-    for e in g.wrench_entries(kin, lam):
+    try:
+        entries = g.wrench_entries(kin, lam)
+    except NotImplementedError:
+        raise ValueError(f"group {g.label!r} does not implement wrench_entries: no wrenches to report") from None
+    for e in entries:
         m, f = e.wrench[:3], e.wrench[3:]
         bodies.append(e.body)
         if frame == "world":

@@ -77,7 +77,14 @@ def solve_kokkevis(model, kin, tau, cs, G, gamma, f_ext=None, data=None):
         for i in range(g.size):
             e = np.zeros(g.size)
             e[i] = 1.0
-            _entries_to_link_forces(kin, g.wrench_entries(kin, e), tests[r])
+            try:
+                entries = g.wrench_entries(kin, e)
+            except NotImplementedError:
+                raise ValueError(
+                    f"method='kokkevis' needs the wrenches of every group; group {g.label!r} "
+                    "does not implement wrench_entries (use another method)"
+                ) from None
+            _entries_to_link_forces(kin, entries, tests[r])
             # zero velocity, no gravity, zero tau: dqdd = H^-1 J^T f_test = H^-1 G_i^T
             D[:, r] = _run(model, d, q, zero_v, zero_v, tests[r].copy(), 1 | 2 | 4, np.empty(c.nv))
             r += 1
