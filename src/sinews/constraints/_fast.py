@@ -35,6 +35,16 @@ def contact_rows(q, v, mi, mf, ws, fext, links, r_link, point_ptr, N, G, gamma):
     code = K.rnea(q, v, np.zeros(nv), fext, tau, mi, mf, ws, 2)
     if code != 0:
         return code
+    _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, 0.0, 0.0, 0.0)
+    return 0
+
+
+@njit(cache=True)
+def _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, g0, g1, g2):
+    """Contact rows from a workspace holding world poses, S, link velocities and the link
+    accelerations at ``qdd = 0`` of an RNEA run with gravity ``g`` (``g = 0``: without): the
+    base acceleration ``[0; -g]`` reaches every link as the pure linear ``R^T (-g)``, so the
+    velocity-product (bias) acceleration of a point is the RNEA one plus ``g``."""
     G[:, :] = 0.0
     nl = mi.shape[0]
     s_off = nl * WS_STRIDE
@@ -79,9 +89,9 @@ def contact_rows(q, v, mi, mf, ws, fext, links, r_link, point_ptr, N, G, gamma):
         u0 = vo0 + c0
         u1 = vo1 + c1
         u2 = vo2 + c2
-        a0 = ao0 + (aw1 * d2 - aw2 * d1) + (om1 * u2 - om2 * u1)
-        a1 = ao1 + (aw2 * d0 - aw0 * d2) + (om2 * u0 - om0 * u2)
-        a2 = ao2 + (aw0 * d1 - aw1 * d0) + (om0 * u1 - om1 * u0)
+        a0 = ao0 + g0 + (aw1 * d2 - aw2 * d1) + (om1 * u2 - om2 * u1)
+        a1 = ao1 + g1 + (aw2 * d0 - aw0 * d2) + (om2 * u0 - om0 * u2)
+        a2 = ao2 + g2 + (aw0 * d1 - aw1 * d0) + (om0 * u1 - om1 * u0)
         for r in range(r0, r1):
             gamma[r] = -(N[r, 0] * a0 + N[r, 1] * a1 + N[r, 2] * a2)
         # support-chain Jacobian of the point's linear velocity
@@ -104,7 +114,6 @@ def contact_rows(q, v, mi, mf, ws, fext, links, r_link, point_ptr, N, G, gamma):
                 for r in range(r0, r1):
                     G[r, iv + i] = N[r, 0] * j0 + N[r, 1] * j1 + N[r, 2] * j2
             l = mi[l, MI_PARENT]
-    return 0
 
 
 @njit(cache=True)
@@ -179,23 +188,80 @@ def contact_system(q, v, tau, fext, fext_flag, mi, mf, ws, links, r_link, point_
     """Contact rows (:func:`contact_rows`) with the Baumgarte velocity terms
     ``gamma_r -= alpha2_r (G_r v)``, then ``H`` (CRBA) and ``rhs = tau - C(q, v, f_ext)``
     (RNEA with ``a = 0``).  Returns 0 or a negative input code (q, v, tau, f_ext)."""
-    code = contact_rows(q, v, mi, mf, ws, fext, links, r_link, point_ptr, N, G, gamma)
+    # CRBA first (it leaves world poses and S in ws), then one RNEA with gravity and f_ext for
+    # C, whose link velocities and accelerations also give the contact bias accelerations
+    code = K.crba(q, H, mi, mf, ws)
+    if code != 0:
+        return -1
+    nv = G.shape[1]
+    C = np.empty(nv)
+    code = K.rnea(q, v, np.zeros(nv), fext, C, mi, mf, ws, fext_flag)
     if code != 0:
         return code
-    nv = G.shape[1]
+    _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, mf[0], mf[1], mf[2])
     for r in range(G.shape[0]):
         if alpha2[r] != 0.0:
             s = 0.0
             for i in range(nv):
                 s += G[r, i] * v[i]
             gamma[r] -= alpha2[r] * s
-    code = K.crba(q, H, mi, mf, ws)
-    if code != 0:
-        return -1
-    C = np.empty(nv)
-    code = K.rnea(q, v, np.zeros(nv), fext, C, mi, mf, ws, fext_flag)
-    if code != 0:
-        return code
     for i in range(nv):
         rhs[i] = tau[i] - C[i]
+    return 0
+
+
+@njit(cache=True)
+def contacts_range_space(q, v, tau, fext, fext_flag, mi, mf, ws, lam, links, r_link, point_ptr, N,
+                         alpha2, impulse, bottom_in, G, gamma, H, rhs, x, mult, info):
+    """Whole constrained forward dynamics (``impulse = False``: ``v`` is the velocity) or
+    impulse solve (``impulse = True``: ``v`` is ``qd_minus``, the bottom right-hand side is
+    ``bottom_in``) of a contacts-only set by the range-space method, in one call.
+
+    Writes ``G``, ``gamma`` (the right-hand side used), ``H``, ``rhs`` (top), ``x``, ``mult``
+    and ``info = [max |G x - gamma|, 1 + max(|G x|, |gamma|)]``.  Returns 0, a negative input
+    code, 1 (H not positive definite) or 2 (redundant rows): then the caller takes the general
+    path, which diagnoses the system."""
+    nv = G.shape[1]
+    nr = G.shape[0]
+    if impulse:
+        code = contact_system(q, np.zeros(nv), tau, fext, 0, mi, mf, ws, links, r_link, point_ptr, N,
+                              alpha2, G, gamma, H, rhs)
+        if code != 0:
+            return code
+        for i in range(nv):
+            s = 0.0
+            for j in range(nv):
+                s += H[i, j] * v[j]
+            rhs[i] = s
+        for r in range(nr):
+            gamma[r] = bottom_in[r]
+    else:
+        code = contact_system(q, v, tau, fext, fext_flag, mi, mf, ws, links, r_link, point_ptr, N,
+                              alpha2, G, gamma, H, rhs)
+        if code != 0:
+            return code
+    code = range_space(H, lam, G, rhs, gamma, x, mult)
+    if code != 0:
+        return code
+    res = 0.0
+    scale = 0.0
+    for r in range(nr):
+        s = 0.0
+        for i in range(nv):
+            s += G[r, i] * x[i]
+        e = abs(s - gamma[r])
+        if e > res:
+            res = e
+        if abs(s) > scale:
+            scale = abs(s)
+        if abs(gamma[r]) > scale:
+            scale = abs(gamma[r])
+    info[0] = res
+    info[1] = 1.0 + scale
+    for i in range(nv):
+        if not math.isfinite(x[i]):
+            return 3
+    for r in range(nr):
+        if not math.isfinite(mult[r]):
+            return 3
     return 0

@@ -38,7 +38,7 @@ from .._checks import vector
 from ..crba import crba
 from ..rnea import nonlinear_effects
 from ..algorithms import get_data, link_forces
-from ._fast import contact_system, range_space
+from ._fast import contact_system, contacts_range_space, range_space
 from ._kinematics import ConstraintKinematics
 from .kkt_direct import solve_kkt
 from .kokkevis import solve_kokkevis
@@ -120,6 +120,44 @@ def _contact_system(model, cs, q, v, tau, f_ext, d):
     return G, gamma, H, top
 
 
+def _contacts_range_space(model, cs, q, v, tau, f_ext, data, impulse, target):
+    """The one-call compiled range-space path for contacts-only sets; ``None`` when the system
+    is singular or redundant (the caller then takes the general path, which diagnoses it)."""
+    d = get_data(model, data)
+    c = model.compiled
+    q = vector(q, c.nq, "q")
+    v = vector(v, c.nv, "qd_minus" if impulse else "v")
+    b = cs._contact_batch
+    n = len(b.rows)
+    alpha2 = np.zeros(n)
+    if not impulse:
+        for g in cs.groups:
+            if g.baumgarte_enabled:  # contacts: phi = 0, phidot = G v
+                alpha2[g.rows] = 2.0 * g.baumgarte_coefficients[0]
+    if impulse:
+        F, flag = _NO_FORCES, 0
+    else:
+        F, flag = link_forces(model, d, f_ext)
+    G = np.empty((n, c.nv))
+    gamma = np.empty(n)
+    H = np.zeros((c.nv, c.nv))
+    x = np.empty(c.nv)
+    lam = np.empty(n)
+    info = np.empty(2)
+    code = contacts_range_space(q, v, tau, F, flag, c.mi, c.mf, d.ws, c.lam, b.link, b.r_link_c, b.point_ptr,
+                                b.N_c, alpha2, impulse, gamma if target is None else target, G, gamma, H,
+                                np.empty(c.nv), x, lam, info)
+    if code < 0:
+        names = ("q", "qd_minus" if impulse else "v", "tau", "f_ext")
+        raise ValueError(f"{names[-code - 1]} contains NaN or infinity")
+    if code:
+        return None
+    return x, lam, info[0], info[0] <= 1e-9 * info[1]
+
+
+_NO_FORCES = np.zeros((1, 6))
+
+
 def _solve(model, method, H, G, top, bottom):
     """``H x = top + G^T lambda``, ``G x = bottom`` by ``method`` (not Kokkevis)."""
     if method == "direct":
@@ -146,6 +184,11 @@ def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=No
     tau = vector(tau, model.nv, "tau")
     if not np.isfinite(tau.sum()):
         raise ValueError("tau contains NaN or infinity")
+    if method == "range_space_sparse" and _contacts_only(model, cs):
+        out = _contacts_range_space(model, cs, q, v, tau, f_ext, data, False, None)
+        if out is not None:
+            qdd, lam, res, ok = out
+            return ConstrainedDynamicsResult(qdd, lam, method, n, n, False, res, ok, cs)
     if method != "kokkevis" and _contacts_only(model, cs):
         # compiled path: G and gamma of all contact rows in one kernel call
         d = get_data(model, data)

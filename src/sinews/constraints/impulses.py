@@ -26,7 +26,7 @@ from ..crba import crba
 from ._kinematics import ConstraintKinematics
 from ..algorithms import get_data
 from .._checks import vector
-from .forward_dynamics import _check_method, _contact_system, _contacts_only, _residual, _solve
+from .forward_dynamics import _check_method, _contact_system, _contacts_only, _contacts_range_space, _residual, _solve
 from .system import _groups, _jacobian
 
 __all__ = ["ConstraintImpulseResult", "compute_constraint_impulses", "IMPULSE_METHODS"]
@@ -71,6 +71,11 @@ def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_
     groups, n = _groups(model, cs, None)
     qd_minus = finite_vector(qd_minus, model.nv, "qd_minus")
     vt = np.zeros(n) if target_velocity is None else finite_vector(target_velocity, n, "target_velocity")
+    if method == "range_space_sparse" and _contacts_only(model, cs):
+        out = _contacts_range_space(model, cs, q, qd_minus, np.zeros(model.nv), None, data, True, vt)
+        if out is not None:
+            x, lam, res, ok = out
+            return ConstraintImpulseResult(x, lam, method, n, n, False, res, ok, cs)
     if _contacts_only(model, cs):
         q = vector(q, model.nq, "q")
         z = np.zeros(model.nv)
