@@ -129,8 +129,13 @@ class ConstraintKinematics:
         J[3:, m] = self.SvO[:, m] - skew3(p_world_point) @ Sw
         return J
 
+    def _need_v(self):
+        if self.v is None:
+            raise ValueError("this ConstraintKinematics was built without v: velocities are not available")
+
     def velocity6(self, body: int, p_world_point) -> np.ndarray:
         """``[omega; v_point]`` (world axes) of the world point fixed on ``body``."""
+        self._need_v()
         k = self._c.link_of_body[body]
         if k < 0:
             return np.zeros(6)
@@ -141,6 +146,7 @@ class ConstraintKinematics:
     def bias6(self, body: int, p_world_point) -> np.ndarray:
         """``[alpha; a_point]`` (world axes) of the point at ``qdd = 0`` without gravity: the
         velocity-product part of the 6-D point acceleration (classical linear acceleration)."""
+        self._need_v()
         k = self._c.link_of_body[body]
         if k < 0:
             return np.zeros(6)

@@ -7,8 +7,9 @@ spatial wrench ``[moment; force]`` acting at a frame:
 
 * contact: the body, at the contact point (body axes in ``"local"``), receives
   ``f = sum_i n_i lambda_i``; the ground (body 0), at the same point (world axes), ``-f``;
-* loop: the predecessor, at frame P (P axes in ``"local"``), receives ``-w``; the successor, at
-  frame S, ``+w``; ``w = sum_i d_i lambda_i`` with ``d_i`` the world spatial axes;
+* loop: the successor, at frame S (S axes in ``"local"``), receives ``+w``; the predecessor
+  receives ``-w`` at the same point ``s`` (P axes in ``"local"``; ``s = p`` when the loop is
+  closed); ``w = sum_i d_i lambda_i`` with ``d_i`` the world spatial axes;
 * custom: whatever its ``wrench_entries`` reports.
 
 ``frame="local"``: ``frames[k]`` is ``X_body_frame`` (pose of the application frame in body
