@@ -125,14 +125,31 @@ def range_space(H, lam, G, top, bottom, x, mult):
     L = H.copy()
     if K.ltl_factor(L, lam) != 0:
         return 1
-    Y = np.empty((c, n))  # rows: (L^-T G^T)^T
-    col = np.empty(n)
-    for j in range(c):
+    # Y = (L^-T G^T)^T row by row.  A row of G is zero outside the supports of its bodies, and
+    # L^-T only fills towards the root, so the solve skips zero entries and each row of Y keeps
+    # the sparsity of the tree (nz lists its non-zero columns).
+    Y = np.zeros((c, n))
+    nz = np.empty((c, n), dtype=np.int64)
+    nnz = np.zeros(c, dtype=np.int64)
+    for a in range(c):
+        y = Y[a]
         for i in range(n):
-            col[i] = G[j, i]
-        K.ltl_solve_lt(L, lam, col)
+            y[i] = G[a, i]
+        for i in range(n - 1, -1, -1):
+            if y[i] == 0.0:
+                continue
+            y[i] /= L[i, i]
+            yi = y[i]
+            j = lam[i]
+            while j >= 0:
+                y[j] -= L[i, j] * yi
+                j = lam[j]
+        m = 0
         for i in range(n):
-            Y[j, i] = col[i]
+            if y[i] != 0.0:
+                nz[a, m] = i
+                m += 1
+        nnz[a] = m
     z = top.copy()
     K.ltl_solve_lt(L, lam, z)
     Km = np.empty((c, c))
@@ -140,12 +157,14 @@ def range_space(H, lam, G, top, bottom, x, mult):
     dmax = 0.0
     for a in range(c):
         s = 0.0
-        for i in range(n):
+        for t in range(nnz[a]):
+            i = nz[a, t]
             s += Y[a, i] * z[i]
         rhs[a] = bottom[a] - s
         for b in range(a + 1):
             s = 0.0
-            for i in range(n):
+            for t in range(nnz[a]):
+                i = nz[a, t]
                 s += Y[a, i] * Y[b, i]
             Km[a, b] = s
         if Km[a, a] > dmax:
@@ -175,10 +194,12 @@ def range_space(H, lam, G, top, bottom, x, mult):
             s -= Km[k, i] * mult[k]
         mult[i] = s / Km[i, i]
     for i in range(n):
-        s = z[i]
-        for a in range(c):
-            s += Y[a, i] * mult[a]
-        x[i] = s
+        x[i] = z[i]
+    for a in range(c):
+        ma = mult[a]
+        for t in range(nnz[a]):
+            i = nz[a, t]
+            x[i] += Y[a, i] * ma
     K.ltl_solve_l(L, lam, x)
     return 0
 

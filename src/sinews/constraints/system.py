@@ -25,6 +25,7 @@ import numpy as np
 from ..crba import crba
 from ..rnea import nonlinear_effects
 from ._kinematics import ConstraintKinematics
+from .constraint_set import ConstraintSet
 
 __all__ = [
     "ConstrainedSystem",
@@ -38,8 +39,6 @@ __all__ = [
 
 
 def _groups(model, cs, group):
-    from .constraint_set import ConstraintSet
-
     if not isinstance(cs, ConstraintSet):
         raise ValueError(f"cs must be a sinews.constraints.ConstraintSet, got {type(cs).__name__}")
     cs._ensure_bound(model)
