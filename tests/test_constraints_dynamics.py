@@ -246,3 +246,44 @@ def test_constraints_dynamics_baumgarte_reduces_drift():
         drift[on] = np.abs(constraint_position_error(m, q, cs)).max()
     assert drift[False] > 1e-4
     assert drift[True] < 0.1 * drift[False]
+
+
+def test_constraints_dynamics_slider_crank_spherical_rod_cross_joint_type():
+    """RBDL's SliderCrank3DSphericalJoint idea: the same mechanism with the rod on a
+    quaternion (Spherical) joint instead of EulerZYX gives the same motion (slider and crank
+    accelerations, 6-D acceleration of the rod's loop point), for every method."""
+    from sinews import Model, SpatialInertia, Transform, joints
+    from sinews.constraints import ConstraintSet
+    from sinews.constraints.examples import rbdl_roty
+    from sinews.spatial import matrix_to_quat, rot_x, rot_y, rot_z
+
+    m_e, cs_e = slider_crank_3d()
+    m_s = Model(gravity=(0, -9.81, 0))
+    sl = m_s.add_body(0, joints.PrismaticX(), None, SpatialInertia(5.0, (0, 0, 0), np.eye(3)), "slider")
+    cr = m_s.add_body(0, joints.RevoluteZ(), Transform(rbdl_roty(-np.pi / 2).T, (0, 0, 2.1)),
+                      SpatialInertia(3.0, (0.5, 0, 0), np.diag([0.5, 0.5, 1.0])), "crank")
+    m_s.add_body(cr, joints.Spherical(), Transform(rbdl_roty(np.pi).T, (1, 0, 0)),
+                 SpatialInertia(1.0, (1.5, 0, 0), np.diag([0.02, 0.76, 0.76])), "rod")
+    cs_s = ConstraintSet()
+    g = cs_e.group("loop")
+    for ax in g.axes:
+        cs_s.add_loop_constraint(sl, "rod", g.X_predecessor, g.X_successor, ax, name="loop")
+    q = _assemble_slider_crank(m_e, cs_e, 0.6)
+    G = constraint_jacobian(m_e, q, cs_e)
+    qd = np.linalg.svd(G)[2][-1] * 1.5
+    a, b, c = q[2:]
+    ad, bd, cd = qd[2:]
+    R = rot_z(a) @ rot_y(b) @ rot_x(c)
+    w_body = (rot_y(b) @ rot_x(c)).T @ [0, 0, ad] + rot_x(c).T @ [0, bd, 0] + np.array([cd, 0, 0])
+    qs = np.r_[q[:2], matrix_to_quat(R)]
+    vs = np.r_[qd[:2], w_body]
+    assert np.allclose(constraint_position_error(m_s, qs, cs_s), 0, atol=1e-12)
+    assert np.allclose(constraint_velocity_error(m_s, qs, vs, cs_s), 0, atol=1e-12)
+    tau_e = np.r_[TAU_H[:2], 0, 0, 0]
+    r_e = forward_dynamics_constraints(m_e, q, qd, tau_e, cs_e)
+    a_e = point_acceleration_6d(m_e, q, qd, r_e.qdd, "rod", (3, 0, 0))
+    for method in METHODS:
+        r_s = forward_dynamics_constraints(m_s, qs, vs, np.r_[TAU_H[:2], 0, 0, 0], cs_s, method=method)
+        assert np.allclose(r_s.qdd[:2], r_e.qdd[:2], atol=1e-9), method
+        assert np.allclose(point_acceleration_6d(m_s, qs, vs, r_s.qdd, "rod", (3, 0, 0)), a_e, atol=1e-9), method
+        assert np.allclose(r_s.multipliers, r_e.multipliers, atol=1e-9), method
