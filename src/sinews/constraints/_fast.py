@@ -40,11 +40,13 @@ def contact_rows(q, v, mi, mf, ws, fext, links, r_link, point_ptr, N, G, gamma):
 
 
 @njit(cache=True)
-def _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, g0, g1, g2):
+def _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, g0, g1, g2, with_gamma=True):
     """Contact rows from a workspace holding world poses, S, link velocities and the link
     accelerations at ``qdd = 0`` of an RNEA run with gravity ``g`` (``g = 0``: without): the
     base acceleration ``[0; -g]`` reaches every link as the pure linear ``R^T (-g)``, so the
-    velocity-product (bias) acceleration of a point is the RNEA one plus ``g``."""
+    velocity-product (bias) acceleration of a point is the RNEA one plus ``g``.
+    ``with_gamma=False`` fills ``G`` only (no velocities or accelerations are needed).
+    The workspace is indexed directly (no array slices: they cost reference counting)."""
     G[:, :] = 0.0
     nl = mi.shape[0]
     s_off = nl * WS_STRIDE
@@ -57,60 +59,87 @@ def _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, g0, g1, g2):
                 gamma[r] = 0.0
             continue
         w = k * WS_STRIDE
-        o = ws[w + WS_OR : w + WS_OR + 9]
-        x0 = o[0] * r_link[p, 0] + o[1] * r_link[p, 1] + o[2] * r_link[p, 2]
-        x1 = o[3] * r_link[p, 0] + o[4] * r_link[p, 1] + o[5] * r_link[p, 2]
-        x2 = o[6] * r_link[p, 0] + o[7] * r_link[p, 1] + o[8] * r_link[p, 2]
+        o00 = ws[w + WS_OR + 0]
+        o01 = ws[w + WS_OR + 1]
+        o02 = ws[w + WS_OR + 2]
+        o10 = ws[w + WS_OR + 3]
+        o11 = ws[w + WS_OR + 4]
+        o12 = ws[w + WS_OR + 5]
+        o20 = ws[w + WS_OR + 6]
+        o21 = ws[w + WS_OR + 7]
+        o22 = ws[w + WS_OR + 8]
+        x0 = o00 * r_link[p, 0] + o01 * r_link[p, 1] + o02 * r_link[p, 2]
+        x1 = o10 * r_link[p, 0] + o11 * r_link[p, 1] + o12 * r_link[p, 2]
+        x2 = o20 * r_link[p, 0] + o21 * r_link[p, 1] + o22 * r_link[p, 2]
         d0 = x0
         d1 = x1
         d2 = x2
         x0 += ws[w + WS_OP]
         x1 += ws[w + WS_OP + 1]
         x2 += ws[w + WS_OP + 2]
-        # world velocity and bias acceleration of the link
-        vl = ws[w + WS_V : w + WS_V + 6]
-        al = ws[w + WS_A : w + WS_A + 6]
-        om0 = o[0] * vl[0] + o[1] * vl[1] + o[2] * vl[2]
-        om1 = o[3] * vl[0] + o[4] * vl[1] + o[5] * vl[2]
-        om2 = o[6] * vl[0] + o[7] * vl[1] + o[8] * vl[2]
-        vo0 = o[0] * vl[3] + o[1] * vl[4] + o[2] * vl[5]
-        vo1 = o[3] * vl[3] + o[4] * vl[4] + o[5] * vl[5]
-        vo2 = o[6] * vl[3] + o[7] * vl[4] + o[8] * vl[5]
-        aw0 = o[0] * al[0] + o[1] * al[1] + o[2] * al[2]
-        aw1 = o[3] * al[0] + o[4] * al[1] + o[5] * al[2]
-        aw2 = o[6] * al[0] + o[7] * al[1] + o[8] * al[2]
-        ao0 = o[0] * al[3] + o[1] * al[4] + o[2] * al[5]
-        ao1 = o[3] * al[3] + o[4] * al[4] + o[5] * al[5]
-        ao2 = o[6] * al[3] + o[7] * al[4] + o[8] * al[5]
-        # a = ao + alpha x d + omega x (vo + omega x d), d = x - o
-        c0 = om1 * d2 - om2 * d1
-        c1 = om2 * d0 - om0 * d2
-        c2 = om0 * d1 - om1 * d0
-        u0 = vo0 + c0
-        u1 = vo1 + c1
-        u2 = vo2 + c2
-        a0 = ao0 + g0 + (aw1 * d2 - aw2 * d1) + (om1 * u2 - om2 * u1)
-        a1 = ao1 + g1 + (aw2 * d0 - aw0 * d2) + (om2 * u0 - om0 * u2)
-        a2 = ao2 + g2 + (aw0 * d1 - aw1 * d0) + (om0 * u1 - om1 * u0)
-        for r in range(r0, r1):
-            gamma[r] = -(N[r, 0] * a0 + N[r, 1] * a1 + N[r, 2] * a2)
+        if with_gamma:
+            # world velocity and bias acceleration of the link
+            vl0 = ws[w + WS_V + 0]
+            vl1 = ws[w + WS_V + 1]
+            vl2 = ws[w + WS_V + 2]
+            vl3 = ws[w + WS_V + 3]
+            vl4 = ws[w + WS_V + 4]
+            vl5 = ws[w + WS_V + 5]
+            al0 = ws[w + WS_A + 0]
+            al1 = ws[w + WS_A + 1]
+            al2 = ws[w + WS_A + 2]
+            al3 = ws[w + WS_A + 3]
+            al4 = ws[w + WS_A + 4]
+            al5 = ws[w + WS_A + 5]
+            om0 = o00 * vl0 + o01 * vl1 + o02 * vl2
+            om1 = o10 * vl0 + o11 * vl1 + o12 * vl2
+            om2 = o20 * vl0 + o21 * vl1 + o22 * vl2
+            vo0 = o00 * vl3 + o01 * vl4 + o02 * vl5
+            vo1 = o10 * vl3 + o11 * vl4 + o12 * vl5
+            vo2 = o20 * vl3 + o21 * vl4 + o22 * vl5
+            aw0 = o00 * al0 + o01 * al1 + o02 * al2
+            aw1 = o10 * al0 + o11 * al1 + o12 * al2
+            aw2 = o20 * al0 + o21 * al1 + o22 * al2
+            ao0 = o00 * al3 + o01 * al4 + o02 * al5
+            ao1 = o10 * al3 + o11 * al4 + o12 * al5
+            ao2 = o20 * al3 + o21 * al4 + o22 * al5
+            # a = ao + alpha x d + omega x (vo + omega x d), d = x - o
+            c0 = om1 * d2 - om2 * d1
+            c1 = om2 * d0 - om0 * d2
+            c2 = om0 * d1 - om1 * d0
+            u0 = vo0 + c0
+            u1 = vo1 + c1
+            u2 = vo2 + c2
+            a0 = ao0 + g0 + (aw1 * d2 - aw2 * d1) + (om1 * u2 - om2 * u1)
+            a1 = ao1 + g1 + (aw2 * d0 - aw0 * d2) + (om2 * u0 - om0 * u2)
+            a2 = ao2 + g2 + (aw0 * d1 - aw1 * d0) + (om0 * u1 - om1 * u0)
+            for r in range(r0, r1):
+                gamma[r] = -(N[r, 0] * a0 + N[r, 1] * a1 + N[r, 2] * a2)
         # support-chain Jacobian of the point's linear velocity
         l = k
         while l >= 0:
             wl = l * WS_STRIDE
-            ol = ws[wl + WS_OR : wl + WS_OR + 9]
+            l00 = ws[wl + WS_OR + 0]
+            l01 = ws[wl + WS_OR + 1]
+            l02 = ws[wl + WS_OR + 2]
+            l10 = ws[wl + WS_OR + 3]
+            l11 = ws[wl + WS_OR + 4]
+            l12 = ws[wl + WS_OR + 5]
+            l20 = ws[wl + WS_OR + 6]
+            l21 = ws[wl + WS_OR + 7]
+            l22 = ws[wl + WS_OR + 8]
             e0 = x0 - ws[wl + WS_OP]
             e1 = x1 - ws[wl + WS_OP + 1]
             e2 = x2 - ws[wl + WS_OP + 2]
             iv = mi[l, MI_IV]
             for i in range(mi[l, MI_NV]):
                 so = s_off + 6 * (iv + i)
-                sw0 = ol[0] * ws[so] + ol[1] * ws[so + 1] + ol[2] * ws[so + 2]
-                sw1 = ol[3] * ws[so] + ol[4] * ws[so + 1] + ol[5] * ws[so + 2]
-                sw2 = ol[6] * ws[so] + ol[7] * ws[so + 1] + ol[8] * ws[so + 2]
-                j0 = ol[0] * ws[so + 3] + ol[1] * ws[so + 4] + ol[2] * ws[so + 5] + sw1 * e2 - sw2 * e1
-                j1 = ol[3] * ws[so + 3] + ol[4] * ws[so + 4] + ol[5] * ws[so + 5] + sw2 * e0 - sw0 * e2
-                j2 = ol[6] * ws[so + 3] + ol[7] * ws[so + 4] + ol[8] * ws[so + 5] + sw0 * e1 - sw1 * e0
+                sw0 = l00 * ws[so] + l01 * ws[so + 1] + l02 * ws[so + 2]
+                sw1 = l10 * ws[so] + l11 * ws[so + 1] + l12 * ws[so + 2]
+                sw2 = l20 * ws[so] + l21 * ws[so + 1] + l22 * ws[so + 2]
+                j0 = l00 * ws[so + 3] + l01 * ws[so + 4] + l02 * ws[so + 5] + sw1 * e2 - sw2 * e1
+                j1 = l10 * ws[so + 3] + l11 * ws[so + 4] + l12 * ws[so + 5] + sw2 * e0 - sw0 * e2
+                j2 = l20 * ws[so + 3] + l21 * ws[so + 4] + l22 * ws[so + 5] + sw0 * e1 - sw1 * e0
                 for r in range(r0, r1):
                     G[r, iv + i] = N[r, 0] * j0 + N[r, 1] * j1 + N[r, 2] * j2
             l = mi[l, MI_PARENT]
@@ -245,10 +274,12 @@ def contacts_range_space(q, v, tau, fext, fext_flag, mi, mf, ws, lam, links, r_l
     nv = G.shape[1]
     nr = G.shape[0]
     if impulse:
-        code = contact_system(q, np.zeros(nv), tau, fext, 0, mi, mf, ws, links, r_link, point_ptr, N,
-                              alpha2, G, gamma, H, rhs)
-        if code != 0:
-            return code
+        # impulses need H and G only: no RNEA pass
+        if K.crba(q, H, mi, mf, ws) != 0:
+            return -1
+        if K.check_finite(v) >= 0:
+            return -2
+        _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, 0.0, 0.0, 0.0, False)
         for i in range(nv):
             s = 0.0
             for j in range(nv):

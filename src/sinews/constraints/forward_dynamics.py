@@ -129,8 +129,15 @@ def _contacts_range_space(model, cs, q, v, tau, f_ext, data, impulse, target):
     v = vector(v, c.nv, "qd_minus" if impulse else "v")
     b = cs._contact_batch
     n = len(b.rows)
-    alpha2 = np.zeros(n)
-    if not impulse:
+    # scratch reused across calls (per workspace and contact batch); only x and lam are returned
+    key = ("contacts_range_space", id(b))
+    scratch = d.__dict__.get(key)
+    if scratch is None or scratch[0] is not b:
+        scratch = (b, np.zeros(n), np.empty((n, c.nv)), np.empty(n), np.zeros((c.nv, c.nv)), np.empty(c.nv), np.empty(2))
+        d.__dict__[key] = scratch
+    _, alpha2, G, gamma, H, rhs, info = scratch
+    alpha2[:] = 0.0
+    if not impulse and any(g.baumgarte_enabled for g in cs.groups):
         for g in cs.groups:
             if g.baumgarte_enabled:  # contacts: phi = 0, phidot = G v
                 alpha2[g.rows] = 2.0 * g.baumgarte_coefficients[0]
@@ -138,15 +145,11 @@ def _contacts_range_space(model, cs, q, v, tau, f_ext, data, impulse, target):
         F, flag = _NO_FORCES, 0
     else:
         F, flag = link_forces(model, d, f_ext)
-    G = np.empty((n, c.nv))
-    gamma = np.empty(n)
-    H = np.zeros((c.nv, c.nv))
     x = np.empty(c.nv)
     lam = np.empty(n)
-    info = np.empty(2)
     code = contacts_range_space(q, v, tau, F, flag, c.mi, c.mf, d.ws, c.lam, b.link, b.r_link_c, b.point_ptr,
                                 b.N_c, alpha2, impulse, gamma if target is None else target, G, gamma, H,
-                                np.empty(c.nv), x, lam, info)
+                                rhs, x, lam, info)
     if code < 0:
         names = ("q", "qd_minus" if impulse else "v", "tau", "f_ext")
         raise ValueError(f"{names[-code - 1]} contains NaN or infinity")
