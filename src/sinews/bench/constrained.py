@@ -15,9 +15,11 @@ velocity orderings with :class:`sinews.interop.PinocchioCoordinates`) is given t
 
 Before any timing, the bench checks that every sinews method reproduces Pinocchio's
 accelerations (resp. post-impact velocities) and contact forces (resp. impulses) to 1e-8
-relative; a disagreement is printed and makes the exit code 1.  Times are wall-clock medians of
-``--calls`` calls (default 1000; ``--quick``: 50) in this process, with a reused workspace on
-both sides (sinews ``data=``, Pinocchio ``Data``); ``ratio`` = sinews_us / peer_us.
+relative; a disagreement is printed and makes the exit code 1.  Each sinews method is timed
+against Pinocchio in 10 alternating rounds of ``--calls``/10 calls (default 1000 calls in all;
+``--quick``: 50) with the thread's CPU time (``sinews.bench._timing.time_pair``), in this
+process, with a reused workspace on both sides (sinews ``data=``, Pinocchio ``Data``); the
+medians per call are reported and ``ratio`` = sinews_us / peer_us.
 
 Options: ``--json PATH`` writes ``{"rows": [{"model", "algorithm", "sinews_us", "peer",
 "peer_us", "ratio"}]}``; ``--quick``; ``--calls N``; ``--seed S``.
@@ -28,10 +30,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
+
+from sinews.constraints import compute_constraint_impulses, forward_dynamics_constraints
+
+from ._timing import time_pair
 
 MODEL_NAME = "pinocchio-sample-humanoid"
 CONTACT_BODIES = ("rleg_wrist2_joint", "lleg_wrist2_joint", "rarm_wrist2_joint", "larm_wrist2_joint")
@@ -103,13 +108,9 @@ class Problem:
 
     # ---------------------------------------------------------------- sinews
     def sinews_dynamics(self, method):
-        from sinews.constraints import forward_dynamics_constraints
-
         return forward_dynamics_constraints(self.model, self.q, self.v, self.tau, self.cs, method=method, data=self.data)
 
     def sinews_impulses(self, method):
-        from sinews.constraints import compute_constraint_impulses
-
         return compute_constraint_impulses(self.model, self.q, self.v, self.cs, method=method, data=self.data)
 
 
@@ -140,19 +141,6 @@ def check_agreement(p: Problem) -> list[tuple[str, float, bool]]:
     return out
 
 
-def median_us(fn, calls: int) -> float:
-    """Median wall-clock time of ``calls`` calls of ``fn()`` in microseconds (after 3 warm-ups)."""
-    for _ in range(3):
-        fn()
-    ts = np.empty(calls)
-    clock = time.perf_counter
-    for i in range(calls):
-        t0 = clock()
-        fn()
-        ts[i] = clock() - t0
-    return float(np.median(ts) * 1e6)
-
-
 def run(calls: int = 1000, seed: int = 0, verbose: bool = True):
     """Check agreement, then time every pair; returns (rows, agreement list)."""
     from sinews.constraints import IMPULSE_METHODS, METHODS
@@ -164,13 +152,13 @@ def run(calls: int = 1000, seed: int = 0, verbose: bool = True):
         for name, err, ok in agreement:
             print(f"  agreement {name:48s} rel. error {err:.1e}  {'ok' if ok else 'DISAGREES'}")
     rows = []
-    pin_fd = median_us(p.pin_dynamics, calls)
+    rounds = min(10, calls)
+    per_round = max(1, calls // rounds)
     for m in METHODS:
-        t = median_us(lambda m=m: p.sinews_dynamics(m), calls)
+        t, pin_fd = time_pair(lambda m=m: p.sinews_dynamics(m), p.pin_dynamics, per_round, rounds)
         rows.append(_row(f"forward_dynamics_constraints[{m}]", t, "pinocchio.constraintDynamics", pin_fd))
-    pin_imp = median_us(p.pin_impulses, calls)
     for m in IMPULSE_METHODS:
-        t = median_us(lambda m=m: p.sinews_impulses(m), calls)
+        t, pin_imp = time_pair(lambda m=m: p.sinews_impulses(m), p.pin_impulses, per_round, rounds)
         rows.append(_row(f"impulses[{m}]", t, "pinocchio.impulseDynamics", pin_imp))
     return rows, agreement
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-import timeit
 
 import numpy as np
+
+from ._timing import time_pair
 
 
 def _models():
@@ -35,18 +35,6 @@ def _models():
     for build in (arm7, quadruped12):
         m = build()
         yield m.name, m, to_pinocchio(m)
-
-
-def _time_pair(f_ours, f_peer, calls, rounds):
-    """Median per-call CPU time of the calling thread (``time.thread_time``), over alternating
-    rounds: time spent preempted by other processes is not counted, for either library."""
-    t_ours = timeit.Timer(f_ours, timer=time.thread_time)
-    t_peer = timeit.Timer(f_peer, timer=time.thread_time)
-    ours, peer = [], []
-    for _ in range(rounds):
-        ours.append(t_ours.timeit(number=calls) / calls)
-        peer.append(t_peer.timeit(number=calls) / calls)
-    return float(np.median(ours)) * 1e6, float(np.median(peer)) * 1e6
 
 
 def run(calls: int = 200, rounds: int = 15, seed: int = 0):
@@ -92,9 +80,7 @@ def run(calls: int = 200, rounds: int = 15, seed: int = 0):
             ),
         ]
         for algo, f_ours, f_peer in cases:
-            f_ours()
-            f_peer()
-            ours, peer = _time_pair(f_ours, f_peer, calls, rounds)
+            ours, peer = time_pair(f_ours, f_peer, calls, rounds)
             rows.append(
                 {
                     "model": name,

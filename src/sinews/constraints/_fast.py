@@ -317,3 +317,47 @@ def contacts_range_space(q, v, tau, fext, fext_flag, mi, mf, ws, lam, links, r_l
         if not math.isfinite(mult[r]):
             return 3
     return 0
+
+
+@njit(cache=True)
+def contacts_range_space_packed(q, v, tau, fext, mi, mf, ws, bi, bf, scratch, x, mult, flags):
+    """:func:`contacts_range_space` with its static data packed into few arrays (Numba's call
+    dispatch costs about 0.1 us per argument; 13 here instead of 23):
+
+    * ``bi`` (int64): ``[nv, points, rows, lam (nv), links (points), point_ptr (points + 1)]``;
+    * ``bf`` (float64): ``[r_link (points x 3), N (rows x 3)]``;
+    * ``scratch`` (float64): ``[alpha2 (rows), bottom (rows), G (rows x nv), gamma (rows),
+      H (nv x nv), rhs (nv), info (2)]``; ``alpha2`` and ``bottom`` are inputs;
+    * ``flags``: 1 use ``fext``, 2 impulse, 4 take the bottom right-hand side from ``bottom``.
+    """
+    nv = bi[0]
+    npts = bi[1]
+    n = bi[2]
+    lam = bi[3 : 3 + nv]
+    links = bi[3 + nv : 3 + nv + npts]
+    point_ptr = bi[3 + nv + npts : 4 + nv + 2 * npts]
+    r_link = bf[: 3 * npts].reshape((npts, 3))
+    N = bf[3 * npts : 3 * npts + 3 * n].reshape((n, 3))
+    o = 0
+    alpha2 = scratch[o : o + n]
+    o += n
+    bottom = scratch[o : o + n]
+    o += n
+    G = scratch[o : o + n * nv].reshape((n, nv))
+    o += n * nv
+    gamma = scratch[o : o + n]
+    o += n
+    H = scratch[o : o + nv * nv].reshape((nv, nv))
+    o += nv * nv
+    rhs = scratch[o : o + nv]
+    o += nv
+    info = scratch[o : o + 2]
+    return contacts_range_space(
+        q, v, tau, fext, flags & 1, mi, mf, ws, lam, links, r_link, point_ptr, N, alpha2,
+        (flags & 2) != 0, bottom if flags & 4 else gamma, G, gamma, H, rhs, x, mult, info,
+    )
+
+
+def packed_sizes(nv: int, rows: int) -> int:
+    """Length of the ``scratch`` array of :func:`contacts_range_space_packed`."""
+    return 3 * rows + rows * nv + nv * nv + nv + 2

@@ -38,7 +38,7 @@ from .._checks import vector
 from ..crba import crba
 from ..rnea import nonlinear_effects
 from ..algorithms import get_data, link_forces
-from ._fast import contact_system, contacts_range_space, range_space
+from ._fast import contact_system, contacts_range_space_packed, packed_sizes, range_space
 from ._kinematics import ConstraintKinematics
 from .kkt_direct import solve_kkt
 from .kokkevis import solve_kokkevis
@@ -133,23 +133,29 @@ def _contacts_range_space(model, cs, q, v, tau, f_ext, data, impulse, target):
     key = ("contacts_range_space", id(b))
     scratch = d.__dict__.get(key)
     if scratch is None or scratch[0] is not b:
-        scratch = (b, np.zeros(n), np.empty((n, c.nv)), np.empty(n), np.zeros((c.nv, c.nv)), np.empty(c.nv), np.empty(2))
+        buf = np.zeros(packed_sizes(c.nv, n))
+        scratch = (b, buf, buf[:n], buf[n : 2 * n])
         d.__dict__[key] = scratch
-    _, alpha2, G, gamma, H, rhs, info = scratch
+    _, buf, alpha2, bottom = scratch
     alpha2[:] = 0.0
     if not impulse and any(g.baumgarte_enabled for g in cs.groups):
         for g in cs.groups:
             if g.baumgarte_enabled:  # contacts: phi = 0, phidot = G v
                 alpha2[g.rows] = 2.0 * g.baumgarte_coefficients[0]
+    flags = 0
     if impulse:
-        F, flag = _NO_FORCES, 0
+        F = _NO_FORCES
+        flags |= 2
     else:
         F, flag = link_forces(model, d, f_ext)
+        flags |= flag
+    if target is not None:
+        bottom[:] = target
+        flags |= 4
     x = np.empty(c.nv)
     lam = np.empty(n)
-    code = contacts_range_space(q, v, tau, F, flag, c.mi, c.mf, d.ws, c.lam, b.link, b.r_link_c, b.point_ptr,
-                                b.N_c, alpha2, impulse, gamma if target is None else target, G, gamma, H,
-                                rhs, x, lam, info)
+    code = contacts_range_space_packed(q, v, tau, F, c.mi, c.mf, d.ws, b.packed_i, b.packed_f, buf, x, lam, flags)
+    info = buf[-2:]
     if code < 0:
         names = ("q", "qd_minus" if impulse else "v", "tau", "f_ext")
         raise ValueError(f"{names[-code - 1]} contains NaN or infinity")
