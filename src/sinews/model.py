@@ -20,6 +20,7 @@ import numpy as np
 from . import _layout as L
 from .joints import JT_FIXED, JT_FREEFLYER, JT_MULTIAXIS, JT_SPHERICAL, Joint
 from .spatial import SpatialInertia, Transform
+from .spatial import as_transform as _as_transform
 
 __all__ = ["Model", "Data", "Body", "Frame"]
 
@@ -48,21 +49,6 @@ class Frame:
     name: str
     body: int
     X_body_frame: Transform
-
-
-def _as_transform(X, name) -> Transform:
-    if X is None:
-        return Transform.identity()
-    if isinstance(X, Transform):
-        return X
-    if isinstance(X, tuple) and len(X) == 2:
-        return Transform(X[0], X[1])
-    a = np.asarray(X, dtype=float)
-    if a.shape == (4, 4):
-        return Transform.from_matrix(a)
-    if a.shape == (3,):
-        return Transform.translation(a)
-    raise ValueError(f"{name} must be a Transform, an (R, p) pair, a 4x4 matrix or a translation 3-vector")
 
 
 class Model:

@@ -40,6 +40,7 @@ __all__ = [
     "log_so3",
     "exp_se3",
     "log_se3",
+    "as_transform",
 ]
 
 
@@ -471,3 +472,21 @@ class SpatialInertia:
             d = skew(part.com - c)
             I += part.inertia_com + part.mass * d @ d.T
         return SpatialInertia(m, c, I)
+
+
+def as_transform(X, name: str = "X") -> Transform:
+    """Coerce ``X`` to a :class:`Transform`: ``None`` (identity), a ``Transform``, an ``(R, p)``
+    pair, a 4x4 homogeneous matrix or a translation 3-vector; anything else raises ``ValueError``
+    naming ``name``."""
+    if X is None:
+        return Transform.identity()
+    if isinstance(X, Transform):
+        return X
+    if isinstance(X, tuple) and len(X) == 2:
+        return Transform(X[0], X[1])
+    a = np.asarray(X, dtype=float)
+    if a.shape == (4, 4):
+        return Transform.from_matrix(a)
+    if a.shape == (3,):
+        return Transform.translation(a)
+    raise ValueError(f"{name} must be a Transform, an (R, p) pair, a 4x4 matrix or a translation 3-vector")

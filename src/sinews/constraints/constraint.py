@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..spatial import Transform
+from ..spatial import as_transform as _as_transform
 from ._linalg import skew3
 
 __all__ = ["Constraint", "CustomConstraint", "ContactConstraint", "LoopConstraint", "WrenchEntry"]
@@ -165,21 +166,6 @@ def _check_orthogonal(a, existing, name, what):
             raise ValueError(
                 f"{name} {a.tolist()} is not orthogonal to {what} {j} {b.tolist()} of the same group"
             )
-
-
-def _as_transform(X, name) -> Transform:
-    if X is None:
-        return Transform.identity()
-    if isinstance(X, Transform):
-        return X
-    if isinstance(X, tuple) and len(X) == 2:
-        return Transform(X[0], X[1])
-    a = np.asarray(X, dtype=float)
-    if a.shape == (4, 4):
-        return Transform.from_matrix(a)
-    if a.shape == (3,):
-        return Transform.translation(a)
-    raise ValueError(f"{name} must be a Transform, an (R, p) pair, a 4x4 matrix or a translation")
 
 
 def _same_transform(A: Transform, B: Transform) -> bool:

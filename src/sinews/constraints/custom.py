@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constraint import CustomConstraint, WrenchEntry, _as_transform
+from ..spatial import as_transform as _as_transform
+from .constraint import CustomConstraint, WrenchEntry
 
 __all__ = ["PinJointConstraint"]
 
