@@ -90,6 +90,49 @@ def _quat_matrix(x, y, z, w):
     )
 
 
+@njit(inline="always", cache=True)
+def _inertia_times(m, h0, h1, h2, ixx, iyy, izz, ixy, ixz, iyz, w0, w1, w2, v0, v1, v2):
+    """Rigid-body inertia (mass m, first moment h, rotational inertia about the origin) times
+    the motion [w; v]:  [Io w + h x v;  m v - h x w]  (RBDA eq. 2.63)."""
+    c0, c1, c2 = _cross(h0, h1, h2, v0, v1, v2)
+    d0, d1, d2 = _cross(h0, h1, h2, w0, w1, w2)
+    return (
+        ixx * w0 + ixy * w1 + ixz * w2 + c0,
+        ixy * w0 + iyy * w1 + iyz * w2 + c1,
+        ixz * w0 + iyz * w1 + izz * w2 + c2,
+        m * v0 - d0,
+        m * v1 - d1,
+        m * v2 - d2,
+    )
+
+
+@njit(inline="always", cache=True)
+def _cross_force(w0, w1, w2, v0, v1, v2, n0, n1, n2, f0, f1, f2):
+    """Spatial force cross product [w; v] x* [n; f] = [w x n + v x f;  w x f]."""
+    x0, x1, x2 = _cross(w0, w1, w2, n0, n1, n2)
+    y0, y1, y2 = _cross(v0, v1, v2, f0, f1, f2)
+    z0, z1, z2 = _cross(w0, w1, w2, f0, f1, f2)
+    return x0 + y0, x1 + y1, x2 + y2, z0, z1, z2
+
+
+@njit(inline="always", cache=True)
+def _parent_to_child(r00, r01, r02, r10, r11, r12, r20, r21, r22, p0, p1, p2, w0, w1, w2, v0, v1, v2):
+    """Motion vector [w; v] of the parent frame expressed in the child frame whose pose in the
+    parent is (R, p):  [R^T w;  R^T (v + w x p)]."""
+    c0, c1, c2 = _cross(w0, w1, w2, p0, p1, p2)
+    u0 = v0 + c0
+    u1 = v1 + c1
+    u2 = v2 + c2
+    return (
+        r00 * w0 + r10 * w1 + r20 * w2,
+        r01 * w0 + r11 * w1 + r21 * w2,
+        r02 * w0 + r12 * w1 + r22 * w2,
+        r00 * u0 + r10 * u1 + r20 * u2,
+        r01 * u0 + r11 * u1 + r21 * u2,
+        r02 * u0 + r12 * u1 + r22 * u2,
+    )
+
+
 # ----------------------------------------------------------------------------------------------
 # joint pass: link poses, motion subspaces, velocities, velocity-product accelerations
 
@@ -374,19 +417,11 @@ def joint_pass_links(q, v, mi, mf, ws, mode, links, n):
             # v_i = X_i_parent v_parent + S qd
             if par >= 0:
                 wp = par * WS_STRIDE
-                pw0 = ws[wp + WS_V]
-                pw1 = ws[wp + WS_V + 1]
-                pw2 = ws[wp + WS_V + 2]
-                c0, c1, c2 = _cross(pw0, pw1, pw2, P0, P1, P2)
-                pv0 = ws[wp + WS_V + 3] + c0
-                pv1 = ws[wp + WS_V + 4] + c1
-                pv2 = ws[wp + WS_V + 5] + c2
-                vw0 = R00 * pw0 + R10 * pw1 + R20 * pw2
-                vw1 = R01 * pw0 + R11 * pw1 + R21 * pw2
-                vw2 = R02 * pw0 + R12 * pw1 + R22 * pw2
-                vv0 = R00 * pv0 + R10 * pv1 + R20 * pv2
-                vv1 = R01 * pv0 + R11 * pv1 + R21 * pv2
-                vv2 = R02 * pv0 + R12 * pv1 + R22 * pv2
+                vw0, vw1, vw2, vv0, vv1, vv2 = _parent_to_child(
+                    R00, R01, R02, R10, R11, R12, R20, R21, R22, P0, P1, P2,
+                    ws[wp + WS_V], ws[wp + WS_V + 1], ws[wp + WS_V + 2],
+                    ws[wp + WS_V + 3], ws[wp + WS_V + 4], ws[wp + WS_V + 5],
+                )
             else:
                 vw0 = 0.0
                 vw1 = 0.0
@@ -501,28 +536,26 @@ def rnea(q, v, a, fext, tau, mi, mf, ws, flags):
         R20 = ws[w + WS_R + 6]
         R21 = ws[w + WS_R + 7]
         R22 = ws[w + WS_R + 8]
+        # a = X_i_parent a_parent (+ S qdd + c below); the world's acceleration is [0; -g]
         if par >= 0:
             wp = par * WS_STRIDE
             pw0 = ws[wp + WS_A]
             pw1 = ws[wp + WS_A + 1]
             pw2 = ws[wp + WS_A + 2]
-            c0, c1, c2 = _cross(pw0, pw1, pw2, ws[w + WS_P], ws[w + WS_P + 1], ws[w + WS_P + 2])
-            pv0 = ws[wp + WS_A + 3] + c0
-            pv1 = ws[wp + WS_A + 4] + c1
-            pv2 = ws[wp + WS_A + 5] + c2
-            aw0 = R00 * pw0 + R10 * pw1 + R20 * pw2
-            aw1 = R01 * pw0 + R11 * pw1 + R21 * pw2
-            aw2 = R02 * pw0 + R12 * pw1 + R22 * pw2
+            pv0 = ws[wp + WS_A + 3]
+            pv1 = ws[wp + WS_A + 4]
+            pv2 = ws[wp + WS_A + 5]
         else:
+            pw0 = 0.0
+            pw1 = 0.0
+            pw2 = 0.0
             pv0 = -g0
             pv1 = -g1
             pv2 = -g2
-            aw0 = 0.0
-            aw1 = 0.0
-            aw2 = 0.0
-        av0 = R00 * pv0 + R10 * pv1 + R20 * pv2
-        av1 = R01 * pv0 + R11 * pv1 + R21 * pv2
-        av2 = R02 * pv0 + R12 * pv1 + R22 * pv2
+        aw0, aw1, aw2, av0, av1, av2 = _parent_to_child(
+            R00, R01, R02, R10, R11, R12, R20, R21, R22,
+            ws[w + WS_P], ws[w + WS_P + 1], ws[w + WS_P + 2], pw0, pw1, pw2, pv0, pv1, pv2,
+        )
         for i in range(nvj):
             so = s_off + 6 * (iv + i)
             qdd = a[iv + i]
@@ -561,34 +594,19 @@ def rnea(q, v, a, fext, tau, mi, mf, ws, flags):
         vv0 = ws[w + WS_V + 3]
         vv1 = ws[w + WS_V + 4]
         vv2 = ws[w + WS_V + 5]
-        # I a
-        c0, c1, c2 = _cross(h0, h1, h2, av0, av1, av2)
-        fn0 = ixx * aw0 + ixy * aw1 + ixz * aw2 + c0
-        fn1 = ixy * aw0 + iyy * aw1 + iyz * aw2 + c1
-        fn2 = ixz * aw0 + iyz * aw1 + izz * aw2 + c2
-        c0, c1, c2 = _cross(h0, h1, h2, aw0, aw1, aw2)
-        ff0 = m * av0 - c0
-        ff1 = m * av1 - c1
-        ff2 = m * av2 - c2
-        # I v
-        c0, c1, c2 = _cross(h0, h1, h2, vv0, vv1, vv2)
-        gn0 = ixx * vw0 + ixy * vw1 + ixz * vw2 + c0
-        gn1 = ixy * vw0 + iyy * vw1 + iyz * vw2 + c1
-        gn2 = ixz * vw0 + iyz * vw1 + izz * vw2 + c2
-        c0, c1, c2 = _cross(h0, h1, h2, vw0, vw1, vw2)
-        gf0 = m * vv0 - c0
-        gf1 = m * vv1 - c1
-        gf2 = m * vv2 - c2
-        # v x* (I v) = [w x gn + vv x gf; w x gf]
-        x0, x1, x2 = _cross(vw0, vw1, vw2, gn0, gn1, gn2)
-        y0, y1, y2 = _cross(vv0, vv1, vv2, gf0, gf1, gf2)
-        z0, z1, z2 = _cross(vw0, vw1, vw2, gf0, gf1, gf2)
-        fn0 += x0 + y0
-        fn1 += x1 + y1
-        fn2 += x2 + y2
-        ff0 += z0
-        ff1 += z1
-        ff2 += z2
+        fn0, fn1, fn2, ff0, ff1, ff2 = _inertia_times(
+            m, h0, h1, h2, ixx, iyy, izz, ixy, ixz, iyz, aw0, aw1, aw2, av0, av1, av2
+        )
+        gn0, gn1, gn2, gf0, gf1, gf2 = _inertia_times(
+            m, h0, h1, h2, ixx, iyy, izz, ixy, ixz, iyz, vw0, vw1, vw2, vv0, vv1, vv2
+        )
+        x0, x1, x2, y0, y1, y2 = _cross_force(vw0, vw1, vw2, vv0, vv1, vv2, gn0, gn1, gn2, gf0, gf1, gf2)
+        fn0 += x0
+        fn1 += x1
+        fn2 += x2
+        ff0 += y0
+        ff1 += y1
+        ff2 += y2
         if flags & 1:
             fn0 -= fext[k, 0]
             fn1 -= fext[k, 1]
@@ -923,23 +941,12 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
             vv0 = ws[w + WS_V + 3]
             vv1 = ws[w + WS_V + 4]
             vv2 = ws[w + WS_V + 5]
-            c0, c1, c2 = _cross(h0, h1, h2, vv0, vv1, vv2)
-            gn0 = ixx * vw0 + ixy * vw1 + ixz * vw2 + c0
-            gn1 = ixy * vw0 + iyy * vw1 + iyz * vw2 + c1
-            gn2 = ixz * vw0 + iyz * vw1 + izz * vw2 + c2
-            c0, c1, c2 = _cross(h0, h1, h2, vw0, vw1, vw2)
-            gf0 = m * vv0 - c0
-            gf1 = m * vv1 - c1
-            gf2 = m * vv2 - c2
-            x0, x1, x2 = _cross(vw0, vw1, vw2, gn0, gn1, gn2)
-            y0, y1, y2 = _cross(vv0, vv1, vv2, gf0, gf1, gf2)
-            z0, z1, z2 = _cross(vw0, vw1, vw2, gf0, gf1, gf2)
-            pn0 = x0 + y0
-            pn1 = x1 + y1
-            pn2 = x2 + y2
-            pf0 = z0
-            pf1 = z1
-            pf2 = z2
+            gn0, gn1, gn2, gf0, gf1, gf2 = _inertia_times(
+                m, h0, h1, h2, ixx, iyy, izz, ixy, ixz, iyz, vw0, vw1, vw2, vv0, vv1, vv2
+            )
+            pn0, pn1, pn2, pf0, pf1, pf2 = _cross_force(
+                vw0, vw1, vw2, vv0, vv1, vv2, gn0, gn1, gn2, gf0, gf1, gf2
+            )
         if flags & 1:
             pn0 -= fext[k, 0]
             pn1 -= fext[k, 1]
@@ -1261,31 +1268,32 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
         R20 = ws[w + WS_R + 6]
         R21 = ws[w + WS_R + 7]
         R22 = ws[w + WS_R + 8]
+        # a = X_i_parent a_parent + c (+ S qdd below); the world's acceleration is [0; -g]
         if par >= 0:
             wp = par * WS_STRIDE
             pw0 = ws[wp + WS_A]
             pw1 = ws[wp + WS_A + 1]
             pw2 = ws[wp + WS_A + 2]
-            c0, c1, c2 = _cross(pw0, pw1, pw2, ws[w + WS_P], ws[w + WS_P + 1], ws[w + WS_P + 2])
-            pv0 = ws[wp + WS_A + 3] + c0
-            pv1 = ws[wp + WS_A + 4] + c1
-            pv2 = ws[wp + WS_A + 5] + c2
-            aw0 = R00 * pw0 + R10 * pw1 + R20 * pw2
-            aw1 = R01 * pw0 + R11 * pw1 + R21 * pw2
-            aw2 = R02 * pw0 + R12 * pw1 + R22 * pw2
+            pv0 = ws[wp + WS_A + 3]
+            pv1 = ws[wp + WS_A + 4]
+            pv2 = ws[wp + WS_A + 5]
         else:
+            pw0 = 0.0
+            pw1 = 0.0
+            pw2 = 0.0
             pv0 = -g0
             pv1 = -g1
             pv2 = -g2
-            aw0 = 0.0
-            aw1 = 0.0
-            aw2 = 0.0
-        av0 = R00 * pv0 + R10 * pv1 + R20 * pv2 + ws[w + WS_C + 3]
-        av1 = R01 * pv0 + R11 * pv1 + R21 * pv2 + ws[w + WS_C + 4]
-        av2 = R02 * pv0 + R12 * pv1 + R22 * pv2 + ws[w + WS_C + 5]
+        aw0, aw1, aw2, av0, av1, av2 = _parent_to_child(
+            R00, R01, R02, R10, R11, R12, R20, R21, R22,
+            ws[w + WS_P], ws[w + WS_P + 1], ws[w + WS_P + 2], pw0, pw1, pw2, pv0, pv1, pv2,
+        )
         aw0 += ws[w + WS_C]
         aw1 += ws[w + WS_C + 1]
         aw2 += ws[w + WS_C + 2]
+        av0 += ws[w + WS_C + 3]
+        av1 += ws[w + WS_C + 4]
+        av2 += ws[w + WS_C + 5]
         dinv = w + WS_DINV
         if nvj == 1:
             uo = u6_off + 6 * iv
