@@ -13,6 +13,7 @@ Usage::
     python tools/gen_api_docs.py            # rewrite docs/api/
     python tools/gen_api_docs.py --check    # exit 1 if docs/api/ is stale
     python tools/gen_api_docs.py --out DIR  # write somewhere else
+    python tools/gen_api_docs.py --rev HEAD # document the committed sources, not the working tree
 
 The output is deterministic (no memory addresses, no dates, no absolute paths), so
 ``tests/test_docs_api.py`` can regenerate it and compare with the committed pages.
@@ -577,12 +578,42 @@ def missing_docstrings(module_name: str = "sinews") -> list[str]:
     return out
 
 
+def _run_at_revision(rev: str, argv) -> int:
+    """Re-run this script on ``git archive REV src`` (read-only for the repository)."""
+    import subprocess
+    import tempfile
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    rest, skip = [], False
+    for a in argv:  # drop --rev REV / --rev=REV
+        if skip:
+            skip = False
+        elif a == "--rev":
+            skip = True
+        elif not a.startswith("--rev="):
+            rest.append(a)
+    if "--out" not in rest and not any(a.startswith("--out=") for a in rest):
+        rest += ["--out", str(DEFAULT_OUT)]
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(tmp) / "src"), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+        return subprocess.run([sys.executable, str(Path(__file__).resolve()), *rest], env=env).returncode
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default docs/api)")
     parser.add_argument("--check", action="store_true", help="only check; exit 1 if the pages are stale")
+    parser.add_argument(
+        "--rev", metavar="REV",
+        help="document the sources committed at git revision REV (e.g. HEAD) instead of the "
+        "working tree: useful while others have uncommitted edits",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("MPLBACKEND", "Agg")
+    if args.rev:
+        return _run_at_revision(args.rev, argv)
     pages = generate()
     if args.check:
         bad = stale(args.out, pages)
