@@ -9,8 +9,10 @@ _F64 = np.dtype(np.float64)
 
 def vector(x, n: int, name: str) -> np.ndarray:
     """``x`` as a contiguous float64 vector of length ``n`` (ValueError naming ``name``)."""
-    if type(x) is np.ndarray and x.dtype is _F64 and x.shape == (n,) and x.flags.c_contiguous:
-        return x
+    if type(x) is np.ndarray and x.dtype is _F64 and x.shape == (n,):
+        flags = x.flags
+        if flags.c_contiguous and flags.writeable:
+            return x
     return _slow_vector(x, n, name)
 
 
@@ -22,9 +24,19 @@ def _slow_vector(x, n: int, name: str) -> np.ndarray:
             x = np.ascontiguousarray(x, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{name} must be a real vector of length {n}: {exc}") from None
+    if not x.flags.writeable:  # read-only inputs would make Numba compile a second kernel
+        x = x.copy()
     if x.ndim != 1 or x.shape[0] != n:
         raise ValueError(f"{name} must have shape ({n},), got {x.shape}")
     return x
+
+
+def output(out, n: int, name: str = "out") -> np.ndarray:
+    """A caller-provided output vector: it must be written in place, so no conversion."""
+    if not (type(out) is np.ndarray and out.dtype == np.float64 and out.shape == (n,)
+            and out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError(f"{name} must be a writeable C-contiguous float64 array of shape ({n},)")
+    return out
 
 
 def finite_vector(x, n: int, name: str) -> np.ndarray:

@@ -1602,12 +1602,13 @@ def integrate(q, v, dt, out, mi):
             u2 = v[iv + 5] * dt
             # dp = J_l(phi) u = u + a (phi x u) + b phi x (phi x u)
             th2 = p0 * p0 + p1 * p1 + p2 * p2
-            if th2 < 1e-12:
-                a = 0.5 - th2 / 24.0
-                b = 1.0 / 6.0 - th2 / 120.0
+            if th2 < 1e-4:  # Taylor series: no cancellation for small rotations
+                a = 0.5 - th2 / 24.0 + th2 * th2 / 720.0
+                b = 1.0 / 6.0 - th2 / 120.0 + th2 * th2 / 5040.0
             else:
                 th = math.sqrt(th2)
-                a = (1.0 - math.cos(th)) / th2
+                hs = math.sin(0.5 * th) / th
+                a = 2.0 * hs * hs
                 b = (th - math.sin(th)) / (th2 * th)
             c0, c1, c2 = _cross(p0, p1, p2, u0, u1, u2)
             e0, e1, e2 = _cross(p0, p1, p2, c0, c1, c2)

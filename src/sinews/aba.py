@@ -18,20 +18,20 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels as K
-from ._checks import raise_kernel_code, vector
+from ._checks import output, raise_kernel_code, vector
 from .algorithms import get_data, link_forces
 
 __all__ = ["aba"]
 
 
-def _run(model, d, q, v, tau, F, flags, out):
+def _run(model, d, q, v, tau, F, flags, out, names=("q", "v", "tau", "f_ext")):
     c = d.c
     if not c.nlinks:
         return out
     code = K.aba(q, v, tau, F, out, c.mi, c.mf, d.ws, flags)
     if code != 0:
         if code < 0:
-            raise_kernel_code(code, ("q", "v", "tau", "f_ext"))
+            raise_kernel_code(code, names)
         body = model.bodies[c.link_body[code - 1]].name
         raise ValueError(
             f"the articulated inertia at body {body!r} is singular (a massless subtree): "
@@ -52,7 +52,7 @@ def aba(model, q, v, tau, f_ext=None, data=None, out=None) -> np.ndarray:
     v = vector(v, c.nv, "v")
     tau = vector(tau, c.nv, "tau")
     F, flag = link_forces(model, d, f_ext)
-    return _run(model, d, q, v, tau, F, flag, np.empty(c.nv) if out is None else vector(out, c.nv, "out"))
+    return _run(model, d, q, v, tau, F, flag, np.empty(c.nv) if out is None else output(out, c.nv))
 
 
 NO_FORCES = np.zeros((1, 6))

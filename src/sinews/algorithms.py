@@ -10,6 +10,12 @@ from .model import Data, Model
 _EMPTY_FEXT = np.zeros((1, 6))
 
 
+def check_model(model) -> Model:
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
+    return model
+
+
 def get_data(model: Model, data: Data | None) -> Data:
     """The workspace to use: ``data`` (checked to belong to ``model``) or the model's default."""
     if data is None:
@@ -43,7 +49,10 @@ def link_forces(model: Model, data: Data, f_ext) -> tuple[np.ndarray, int]:
         for key, wrench in f_ext.items():
             F[model._resolve_body(key, "f_ext key")] += vector(wrench, 6, f"f_ext[{key!r}]")
     else:
-        F = np.asarray(f_ext, dtype=float)
+        try:
+            F = np.asarray(f_ext, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"f_ext must be an ({nb}, 6) array of wrenches or a dict {{body: wrench}}") from None
         if F.shape != (nb, 6):
             raise ValueError(f"f_ext must have shape ({nb}, 6) (one wrench per body, world first), got {F.shape}")
     if not np.all(np.isfinite(F)):

@@ -15,6 +15,7 @@ import numpy as np
 from . import _kernels as K
 from . import _layout as L
 from ._checks import finite_vector
+from .algorithms import check_model
 from .joints import JT_FREEFLYER, JT_SPHERICAL
 from .spatial import log_se3, log_so3, quat_to_matrix
 
@@ -22,7 +23,7 @@ __all__ = ["neutral", "integrate", "difference", "normalize", "random_configurat
 
 
 def _joints(model):
-    c = model.compiled
+    c = check_model(model).compiled
     for k in range(c.nlinks):
         row = c.mi[k]
         yield int(row[L.MI_TYPE]), int(row[L.MI_IQ]), int(row[L.MI_IV]), int(row[L.MI_NV])
@@ -38,7 +39,7 @@ def _quat(q, i, name):
 
 def neutral(model) -> np.ndarray:
     """The zero configuration (identity quaternions)."""
-    q = np.zeros(model.nq)
+    q = np.zeros(check_model(model).nq)
     for jt, iq, _, _ in _joints(model):
         if jt == JT_SPHERICAL:
             q[iq + 3] = 1.0
@@ -49,10 +50,13 @@ def neutral(model) -> np.ndarray:
 
 def integrate(model, q, v, dt: float = 1.0) -> np.ndarray:
     """The configuration reached from ``q`` with constant velocity ``v`` after ``dt``."""
-    c = model.compiled
+    c = check_model(model).compiled
     q = finite_vector(q, model.nq, "q")
     v = finite_vector(v, model.nv, "v")
-    dt = float(dt)
+    try:
+        dt = float(dt)
+    except (TypeError, ValueError):
+        raise ValueError(f"dt must be a real number, got {dt!r}") from None
     if not np.isfinite(dt):
         raise ValueError("dt must be finite")
     if c.has_quaternion:
@@ -73,7 +77,7 @@ def _check_unit_quaternions(c, q, name):
 
 def difference(model, q0, q1) -> np.ndarray:
     """The velocity ``v`` with ``integrate(q0, v, 1) == q1``."""
-    q0 = finite_vector(q0, model.nq, "q0")
+    q0 = finite_vector(q0, check_model(model).nq, "q0")
     q1 = finite_vector(q1, model.nq, "q1")
     v = np.zeros(model.nv)
     for jt, iq, iv, nv in _joints(model):
@@ -89,7 +93,7 @@ def difference(model, q0, q1) -> np.ndarray:
 
 def normalize(model, q) -> np.ndarray:
     """``q`` with every quaternion scaled to unit length."""
-    q = finite_vector(q, model.nq, "q").copy()
+    q = finite_vector(q, check_model(model).nq, "q").copy()
     for jt, iq, _, _ in _joints(model):
         i = iq if jt == JT_SPHERICAL else iq + 3 if jt == JT_FREEFLYER else -1
         if i >= 0:
@@ -104,7 +108,7 @@ def random_configuration(model, rng=None, lower: float = -np.pi, upper: float = 
     """A random configuration: Euclidean coordinates uniform in ``[lower, upper]`` (free-flyer
     translations too), quaternions uniform on the unit sphere."""
     rng = np.random.default_rng(rng)
-    q = rng.uniform(lower, upper, model.nq)
+    q = rng.uniform(lower, upper, check_model(model).nq)
     for jt, iq, _, _ in _joints(model):
         i = iq if jt == JT_SPHERICAL else iq + 3 if jt == JT_FREEFLYER else -1
         if i >= 0:

@@ -33,6 +33,8 @@ def _pin():
 
 def _joint_from_pin(jm):
     name = jm.shortname()
+    if hasattr(jm, "extract"):  # the generic JointModel wrapper hides axis and pitch
+        jm = jm.extract()
     table = {
         "JointModelRX": lambda: J.RevoluteX(),
         "JointModelRY": lambda: J.RevoluteY(),
@@ -148,7 +150,10 @@ def to_pinocchio(model: Model):
         I = b.inertia
         pm.appendBodyToJoint(jid, pin.Inertia(I.mass, I.com, I.inertia_com), pin.SE3.Identity())
         pm.addFrame(pin.Frame(b.name, jid, pin.SE3.Identity(), pin.FrameType.BODY))
+    names = {b.name for b in model.bodies}
     for f in model.frames:
+        if f.name in names:
+            raise ValueError(f"to_pinocchio: frame name {f.name!r} is also a body name (Pinocchio frame names must be unique)")
         b = f.body
         k = int(c.link_of_body[b])
         X = Transform(c.X_link_body_R[b], c.X_link_body_p[b]) @ f.X_body_frame
@@ -206,7 +211,8 @@ class PinocchioCoordinates:
         return M_pin[np.ix_(self.perm, self.perm)]
 
     def columns_from_pin(self, J_pin):
-        return np.asarray(J_pin)[:, self.perm]
+        J_pin = np.asarray(J_pin)
+        return J_pin.reshape(J_pin.shape[0], -1)[:, self.perm]
 
     @staticmethod
     def rows6_from_pin(J_pin):

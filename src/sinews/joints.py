@@ -70,6 +70,8 @@ JT_FIXED = -1
 _EX = np.array([1.0, 0.0, 0.0])
 _EY = np.array([0.0, 1.0, 0.0])
 _EZ = np.array([0.0, 0.0, 1.0])
+for _e in (_EX, _EY, _EZ):
+    _e.setflags(write=False)
 
 
 @dataclass(frozen=True)
@@ -176,7 +178,9 @@ def MultiAxis(axes, kind: str = "MultiAxis") -> Joint:
     if a.shape[0] > 1 and np.linalg.matrix_rank(a, tol=1e-9) < a.shape[0]:
         raise ValueError("axes must be linearly independent")
     k = a.shape[0]
-    return Joint(kind, JT_MULTIAXIS, k, k, axes=a.copy())
+    a = a.copy()
+    a.setflags(write=False)
+    return Joint(kind, JT_MULTIAXIS, k, k, axes=a)
 
 
 def Planar() -> Joint:

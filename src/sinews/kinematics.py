@@ -142,7 +142,7 @@ def point_position(model, q, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarr
     q = _q(model, q)
     k, r = _link_point(model, body, point)
     if k < 0:
-        return r
+        return r.copy()
     _kin(model, d, q)
     oR, op = _link_world(model, d)
     return oR[k] @ r + op[k]
@@ -260,7 +260,9 @@ def _com_terms(model, d):
 
 
 def center_of_mass(model, q, data=None) -> np.ndarray:
-    """World position of the centre of mass of the whole model."""
+    """World position of the centre of mass of the moving bodies (bodies welded to the world
+    are part of the ground and not counted, as in Pinocchio); ``ValueError`` if they have no
+    mass."""
     d = get_data(model, data)
     q = _q(model, q)
     _kin(model, d, q)

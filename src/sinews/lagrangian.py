@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from ._checks import vector
+from ._checks import finite_vector
+from .algorithms import get_data
 from .crba import crba
 from .rnea import nonlinear_effects
 
@@ -20,7 +21,8 @@ __all__ = ["forward_dynamics_lagrangian"]
 def forward_dynamics_lagrangian(model, q, v, tau, f_ext=None, data=None) -> np.ndarray:
     """Joint accelerations by forming ``M`` (CRBA) and the bias (RNEA) and solving with a
     Cholesky factorisation.  Same arguments and result as :func:`sinews.aba`."""
-    tau = vector(tau, model.nv, "tau")
+    get_data(model, data)  # checks model and data
+    tau = finite_vector(tau, model.nv, "tau")
     M = crba(model, q, data)
     h = nonlinear_effects(model, q, v, f_ext, data)
     try:

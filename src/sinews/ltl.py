@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kernels as K
-from ._checks import matrix, vector
+from ._checks import matrix
+from .algorithms import check_model
 
 __all__ = ["LTLFactor", "ltl_factor"]
 
@@ -43,8 +44,10 @@ class LTLFactor:
     def _apply(self, kernel, b):
         n = self.L.shape[0]
         x = np.array(b, dtype=float, order="F", copy=True)
-        if x.shape[0] != n or x.ndim not in (1, 2):
-            raise ValueError(f"b must have {n} rows, got shape {x.shape}")
+        if x.ndim not in (1, 2) or x.shape[0] != n:
+            raise ValueError(f"b must have {n} rows (a vector or a matrix), got shape {x.shape}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError("b contains NaN or infinity")
         if x.ndim == 1:
             kernel(self.L, self.lam, x)
         else:
@@ -60,9 +63,9 @@ def ltl_factor(model, M) -> LTLFactor:
 
     Raises ``ValueError`` if ``M`` is not positive definite.
     """
-    nv = model.nv
+    nv = check_model(model).nv
     L = matrix(M, (nv, nv), "M").copy()
-    lam = model.compiled.lam
+    lam = model.compiled.lam.copy()
     code = K.ltl_factor(L, lam)
     if code:
         raise ValueError(f"M is not positive definite (pivot at dof {code - 1})")

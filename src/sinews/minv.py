@@ -25,7 +25,7 @@ def minv_times(model, q, x, data=None) -> np.ndarray:
     c = model.compiled
     q = vector(q, c.nq, "q")
     x = vector(x, c.nv, "x")
-    return _run(model, d, q, np.zeros(c.nv), x, NO_FORCES, 2 | 4, np.empty(c.nv))
+    return _run(model, d, q, np.zeros(c.nv), x, NO_FORCES, 2 | 4, np.empty(c.nv), ("q", "v", "x"))
 
 
 def minverse(model, q, data=None) -> np.ndarray:

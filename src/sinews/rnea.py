@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels as K
-from ._checks import raise_kernel_code, vector
+from ._checks import output, raise_kernel_code, vector
 from .algorithms import get_data, link_forces
 
 __all__ = ["rnea", "nonlinear_effects", "gravity_torques"]
@@ -36,7 +36,7 @@ def rnea(model, q, v, a, f_ext=None, data=None, out=None) -> np.ndarray:
     v = vector(v, c.nv, "v")
     a = vector(a, c.nv, "a")
     F, flag = link_forces(model, d, f_ext)
-    tau = np.empty(c.nv) if out is None else vector(out, c.nv, "out")
+    tau = np.empty(c.nv) if out is None else output(out, c.nv)
     if c.nlinks:
         code = K.rnea(q, v, a, F, tau, c.mi, c.mf, d.ws, flag)
         if code:
@@ -46,10 +46,12 @@ def rnea(model, q, v, a, f_ext=None, data=None, out=None) -> np.ndarray:
 
 def nonlinear_effects(model, q, v, f_ext=None, data=None) -> np.ndarray:
     """``C(q, v) v + g(q) - J^T f_ext``: RNEA with zero acceleration."""
-    return rnea(model, q, v, np.zeros(model.nv), f_ext, data)
+    d = get_data(model, data)
+    return rnea(model, q, v, np.zeros(d.c.nv), f_ext, d)
 
 
 def gravity_torques(model, q, data=None) -> np.ndarray:
     """``g(q)``: RNEA with zero velocity and acceleration."""
-    z = np.zeros(model.nv)
-    return rnea(model, q, z, z, None, data)
+    d = get_data(model, data)
+    z = np.zeros(d.c.nv)
+    return rnea(model, q, z, z, None, d)

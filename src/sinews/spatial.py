@@ -44,6 +44,12 @@ __all__ = [
 ]
 
 
+def _frozen(a):
+    a = np.array(a, dtype=float)  # a private copy, read-only: model data cannot change behind our back
+    a.setflags(write=False)
+    return a
+
+
 def _vec3(x, name):
     a = np.asarray(x, dtype=float)
     if a.shape != (3,):
@@ -79,7 +85,7 @@ def unit_axis(axis, name="axis", tol=1e-9) -> np.ndarray:
     n = np.linalg.norm(a)
     if abs(n - 1.0) > tol:
         raise ValueError(f"{name} must be a unit vector, got {a} with norm {n:.6g}")
-    return a
+    return _frozen(a)
 
 
 def skew(w) -> np.ndarray:
@@ -122,23 +128,28 @@ def rot_axis(axis, angle: float) -> np.ndarray:
 
 
 def log_so3(R) -> np.ndarray:
-    """Rotation vector ``w`` with ``exp_so3(w) == R`` (angle in [0, pi])."""
+    """Rotation vector ``w`` with ``exp_so3(w) == R`` (angle in [0, pi]).
+
+    The angle comes from ``atan2(|vee(R - R^T)| / 2, (tr R - 1) / 2)``, which stays accurate
+    near 0 and near pi (``arccos`` does not); near pi the axis comes from the symmetric part.
+    """
     R = np.asarray(R, dtype=float)
-    cos_theta = np.clip(0.5 * (np.trace(R) - 1.0), -1.0, 1.0)
-    theta = np.arccos(cos_theta)
     vee = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    s = 0.5 * np.linalg.norm(vee)
+    c = 0.5 * (np.trace(R) - 1.0)
+    theta = np.arctan2(s, c)
     if theta < 1e-6:
         return 0.5 * vee * (1.0 + theta**2 / 6.0)
-    if np.pi - theta < 1e-4:
-        # Near pi: use the symmetric part, axis from the largest diagonal entry.
-        B = 0.5 * (R + R.T) - cos_theta * np.eye(3)
-        k = int(np.argmax(np.diag(B)))
-        axis = B[:, k] / np.sqrt(max(B[k, k], 1e-300))
-        axis /= np.linalg.norm(axis)
-        if axis @ vee < 0:
-            axis = -axis
-        return theta * axis
-    return theta / (2.0 * np.sin(theta)) * vee
+    if c > -0.5:
+        return theta / (2.0 * np.sin(theta)) * vee
+    # near pi: (R + R^T)/2 = c I + (1 - c) a a^T
+    B = (0.5 * (R + R.T) - c * np.eye(3)) / (1.0 - c)
+    k = int(np.argmax(np.diag(B)))
+    axis = B[:, k] / np.sqrt(max(B[k, k], 1e-300))
+    axis /= np.linalg.norm(axis)
+    if axis @ vee < 0:
+        axis = -axis
+    return theta * axis
 
 
 def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
@@ -194,15 +205,25 @@ def matrix_to_quat(R) -> np.ndarray:
 
 
 def _left_jacobian_so3(w) -> np.ndarray:
+    """``J_l(w) = I + (1 - cos t)/t^2 [w]x + (t - sin t)/t^3 [w]x^2`` with cancellation-free
+    coefficients: ``(1 - cos t)/t^2 = 2 sin^2(t/2)/t^2`` and a Taylor series for the second
+    below ``t = 1e-2``."""
     theta = np.linalg.norm(w)
     K = skew(w)
-    if theta < 1e-6:
-        return np.eye(3) + 0.5 * K + K @ K / 6.0
-    return (
-        np.eye(3)
-        + (1.0 - np.cos(theta)) / theta**2 * K
-        + (theta - np.sin(theta)) / theta**3 * K @ K
-    )
+    a, b = _jl_coefficients(theta)
+    return np.eye(3) + a * K + b * K @ K
+
+
+def _jl_coefficients(theta):
+    t2 = theta * theta
+    if theta < 1e-2:
+        a = 0.5 - t2 / 24.0 + t2 * t2 / 720.0
+        b = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0
+    else:
+        h = np.sin(0.5 * theta) / theta
+        a = 2.0 * h * h
+        b = (theta - np.sin(theta)) / (t2 * theta)
+    return a, b
 
 
 def exp_se3(twist) -> tuple[np.ndarray, np.ndarray]:
@@ -291,8 +312,8 @@ class Transform:
     p: np.ndarray
 
     def __post_init__(self):
-        object.__setattr__(self, "R", _rotation(self.R, "R"))
-        object.__setattr__(self, "p", _vec3(self.p, "p"))
+        object.__setattr__(self, "R", _frozen(_rotation(self.R, "R")))
+        object.__setattr__(self, "p", _frozen(_vec3(self.p, "p")))
 
     @classmethod
     def identity(cls) -> "Transform":
@@ -408,7 +429,7 @@ class SpatialInertia:
         if not np.isfinite(m) or m < 0:
             raise ValueError(f"mass must be finite and non-negative, got {self.mass}")
         object.__setattr__(self, "mass", m)
-        object.__setattr__(self, "com", _vec3(self.com, "com"))
+        object.__setattr__(self, "com", _frozen(_vec3(self.com, "com")))
         Ic = _inertia_matrix(self.inertia_com, "inertia_com")
         ev = np.linalg.eigvalsh(Ic)
         scale = max(1.0, abs(ev).max())
@@ -417,7 +438,7 @@ class SpatialInertia:
         e = np.sort(ev)
         if e[0] + e[1] < e[2] - 1e-9 * scale:
             raise ValueError(f"inertia_com violates the triangle inequality, principal moments {e}")
-        object.__setattr__(self, "inertia_com", Ic)
+        object.__setattr__(self, "inertia_com", _frozen(Ic))
 
     @classmethod
     def zero(cls) -> "SpatialInertia":
@@ -482,9 +503,12 @@ def as_transform(X, name: str = "X") -> Transform:
         return Transform.identity()
     if isinstance(X, Transform):
         return X
-    if isinstance(X, tuple) and len(X) == 2:
+    if isinstance(X, (tuple, list)) and len(X) == 2:
         return Transform(X[0], X[1])
-    a = np.asarray(X, dtype=float)
+    try:
+        a = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a Transform, an (R, p) pair, a 4x4 matrix or a translation 3-vector") from None
     if a.shape == (4, 4):
         return Transform.from_matrix(a)
     if a.shape == (3,):
