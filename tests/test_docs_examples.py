@@ -93,7 +93,16 @@ def page_env(tmp_path, monkeypatch):
         matplotlib.use("Agg", force=True)
     except ImportError:  # pragma: no cover
         pass
+    import sinews
+
+    # Keep the examples from leaking into later tests through the package namespace (e.g.
+    # the first call of sinews.warmup() imports the submodule sinews.warmup, which rebinds
+    # the attribute sinews.warmup from the function to the module).
+    public = {name: getattr(sinews, name) for name in sinews.__all__ if hasattr(sinews, name)}
     yield tmp_path
+    for name, obj in public.items():
+        if getattr(sinews, name, None) is not obj:
+            setattr(sinews, name, obj)
     import sys
 
     plt = sys.modules.get("matplotlib.pyplot")
