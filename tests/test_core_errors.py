@@ -193,3 +193,10 @@ def test_bodies_welded_to_the_world_stay_on_the_ground():
     z = np.zeros(1)
     np.testing.assert_allclose(sinews.rnea(m, q, z, z, F), sinews.rnea(ref, q, z, z), atol=1e-12)
     np.testing.assert_allclose(sinews.point_jacobian(m, q, plate), np.zeros((3, 1)))
+
+
+def test_warmup_can_be_called_twice():
+    """Regression: importing the implementation module must not shadow ``sinews.warmup``."""
+    sinews.warmup()
+    sinews.warmup()
+    assert callable(sinews.warmup)

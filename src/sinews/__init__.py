@@ -49,7 +49,7 @@ def load_urdf(source, floating_base: bool = False, **kwargs):
 
 def warmup() -> None:
     """Compile (or load from the on-disk cache) every core kernel now, on a tiny model."""
-    from .warmup import warmup as _warmup
+    from ._warmup import warmup as _warmup
 
     _warmup()
 
