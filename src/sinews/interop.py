@@ -192,15 +192,19 @@ class PinocchioCoordinates:
         self.perm = perm  # sinews index i holds Pinocchio index perm[i]
 
     def q_to_pin(self, q):
+        """Configuration in Pinocchio's layout (identical: a copy)."""
         return np.asarray(q, dtype=float).copy()
 
     def q_from_pin(self, q):
+        """Configuration from Pinocchio's layout (identical: a copy)."""
         return np.asarray(q, dtype=float).copy()
 
     def v_from_pin(self, v_pin):
+        """Velocity (or acceleration, torque) from Pinocchio's order."""
         return np.asarray(v_pin, dtype=float)[self.perm]
 
     def v_to_pin(self, v):
+        """Velocity (or acceleration, torque) in Pinocchio's order."""
         out = np.empty(self.model.nv)
         out[self.perm] = np.asarray(v, dtype=float)
         return out
@@ -211,6 +215,7 @@ class PinocchioCoordinates:
         return M_pin[np.ix_(self.perm, self.perm)]
 
     def columns_from_pin(self, J_pin):
+        """Jacobian columns from Pinocchio's velocity order (rows unchanged)."""
         J_pin = np.asarray(J_pin)
         return J_pin.reshape(J_pin.shape[0], -1)[:, self.perm]
 

@@ -108,14 +108,17 @@ def Revolute(axis=(0.0, 0.0, 1.0)) -> Joint:
 
 
 def RevoluteX() -> Joint:
+    """Revolute joint about the joint frame's x axis (fast path)."""
     return Revolute(_EX)
 
 
 def RevoluteY() -> Joint:
+    """Revolute joint about the joint frame's y axis (fast path)."""
     return Revolute(_EY)
 
 
 def RevoluteZ() -> Joint:
+    """Revolute joint about the joint frame's z axis (fast path)."""
     return Revolute(_EZ)
 
 
@@ -125,14 +128,17 @@ def Prismatic(axis=(0.0, 0.0, 1.0)) -> Joint:
 
 
 def PrismaticX() -> Joint:
+    """Prismatic joint along the joint frame's x axis."""
     return Prismatic(_EX)
 
 
 def PrismaticY() -> Joint:
+    """Prismatic joint along the joint frame's y axis."""
     return Prismatic(_EY)
 
 
 def PrismaticZ() -> Joint:
+    """Prismatic joint along the joint frame's z axis."""
     return Prismatic(_EZ)
 
 

@@ -53,10 +53,12 @@ class Placements:
     model: object
 
     def body(self, body) -> Transform:
+        """World pose of a body (id or name)."""
         b = self.model._resolve_body(body)
         return Transform(self.R[b], self.p[b])
 
     def frame(self, frame) -> Transform:
+        """World pose of a named frame (id or name)."""
         f = self.model.frame_id(frame)
         return Transform(self.frame_R[f], self.frame_p[f])
 

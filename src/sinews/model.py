@@ -150,6 +150,7 @@ class Model:
         return self._resolve_body(name, "name")
 
     def frame_id(self, name) -> int:
+        """Id of the frame named ``name`` (or a valid id); ``KeyError`` if unknown."""
         if isinstance(name, (int, np.integer)):
             if not 0 <= int(name) < len(self._frames):
                 raise KeyError(f"frame: no frame with id {name}")
@@ -160,29 +161,36 @@ class Model:
             raise KeyError(f"frame: no frame named {name!r}") from None
 
     def body(self, body) -> Body:
+        """The :class:`Body` record of a body id or name."""
         return self._bodies[self._resolve_body(body)]
 
     def frame(self, frame) -> Frame:
+        """The :class:`Frame` record of a frame id or name."""
         return self._frames[self.frame_id(frame)]
 
     @property
     def bodies(self) -> tuple[Body, ...]:
+        """All bodies, the world first (index = body id)."""
         return tuple(self._bodies)
 
     @property
     def frames(self) -> tuple[Frame, ...]:
+        """All named frames (index = frame id)."""
         return tuple(self._frames)
 
     @property
     def body_names(self) -> list[str]:
+        """Body names in id order, ``"world"`` first."""
         return [b.name for b in self._bodies]
 
     @property
     def nq(self) -> int:
+        """Length of the configuration vector ``q``."""
         return self._nq
 
     @property
     def nv(self) -> int:
+        """Length of the velocity vector ``v`` (degrees of freedom)."""
         return self._nv
 
     @property
@@ -192,6 +200,7 @@ class Model:
 
     @property
     def gravity(self) -> np.ndarray:
+        """Gravity in world axes (a copy); settable at any time."""
         return self._gravity.copy()
 
     @gravity.setter
@@ -204,14 +213,17 @@ class Model:
             self._compiled.mf[L.MF_GRAVITY : L.MF_GRAVITY + 3] = g
 
     def idx_q(self, body) -> int:
+        """First index of the body's joint in ``q`` (-1 for welded bodies)."""
         return self.body(body).idx_q
 
     def idx_v(self, body) -> int:
+        """First index of the body's joint in ``v`` (-1 for welded bodies)."""
         return self.body(body).idx_v
 
     # ------------------------------------------------------------------ compile
     @property
     def compiled(self) -> "CompiledModel":
+        """The flat arrays of the model, built on first use; the model is frozen from then on."""
         if self._compiled is None:
             self._compiled = CompiledModel(self)
         return self._compiled
@@ -222,6 +234,7 @@ class Model:
 
     @property
     def default_data(self) -> "Data":
+        """The workspace used when an algorithm is called without ``data=``."""
         if self._default_data is None:
             self._default_data = Data(self)
         return self._default_data

@@ -317,30 +317,37 @@ class Transform:
 
     @classmethod
     def identity(cls) -> "Transform":
+        """The identity transform (frames coincide)."""
         return cls(np.eye(3), np.zeros(3))
 
     @classmethod
     def translation(cls, p) -> "Transform":
+        """Pure translation: frame b's origin at ``p`` in frame a, axes parallel."""
         return cls(np.eye(3), p)
 
     @classmethod
     def rot_x(cls, angle, p=(0.0, 0.0, 0.0)) -> "Transform":
+        """Frame b turned by ``angle`` about x, origin at ``p``."""
         return cls(rot_x(angle), p)
 
     @classmethod
     def rot_y(cls, angle, p=(0.0, 0.0, 0.0)) -> "Transform":
+        """Frame b turned by ``angle`` about y, origin at ``p``."""
         return cls(rot_y(angle), p)
 
     @classmethod
     def rot_z(cls, angle, p=(0.0, 0.0, 0.0)) -> "Transform":
+        """Frame b turned by ``angle`` about z, origin at ``p``."""
         return cls(rot_z(angle), p)
 
     @classmethod
     def rot_axis(cls, axis, angle, p=(0.0, 0.0, 0.0)) -> "Transform":
+        """Frame b turned by ``angle`` about the unit ``axis``, origin at ``p``."""
         return cls(rot_axis(axis, angle), p)
 
     @classmethod
     def from_rpy(cls, roll, pitch, yaw, p=(0.0, 0.0, 0.0)) -> "Transform":
+        """From URDF roll-pitch-yaw angles (``Rz(yaw) Ry(pitch) Rx(roll)``) and a translation."""
         return cls(rpy_to_matrix(roll, pitch, yaw), p)
 
     @classmethod
@@ -362,6 +369,7 @@ class Transform:
         return Transform(self.R @ other.R, self.p + self.R @ other.p)
 
     def inverse(self) -> "Transform":
+        """``X_b_a`` from ``X_a_b``: ``(R^T, -R^T p)``."""
         return Transform(self.R.T, -self.R.T @ self.p)
 
     def act_point(self, x) -> np.ndarray:
@@ -369,22 +377,27 @@ class Transform:
         return self.R @ np.asarray(x, dtype=float) + self.p
 
     def act_motion(self, m) -> np.ndarray:
+        """A motion vector ``[omega; v]`` given in frame b, expressed in frame a."""
         m = _vec6(m, "m")
         w = self.R @ m[:3]
         return np.concatenate([w, self.R @ m[3:] + np.cross(self.p, w)])
 
     def act_force(self, f) -> np.ndarray:
+        """A force vector ``[n; f]`` given in frame b, expressed in frame a."""
         f = _vec6(f, "f")
         lin = self.R @ f[3:]
         return np.concatenate([self.R @ f[:3] + np.cross(self.p, lin), lin])
 
     def motion_matrix(self) -> np.ndarray:
+        """The 6x6 Pluecker matrix of :meth:`act_motion`."""
         return motion_matrix(self.R, self.p)
 
     def force_matrix(self) -> np.ndarray:
+        """The 6x6 matrix of :meth:`act_force`."""
         return force_matrix(self.R, self.p)
 
     def homogeneous(self) -> np.ndarray:
+        """The 4x4 homogeneous matrix ``[[R, p], [0, 1]]``."""
         T = np.eye(4)
         T[:3, :3] = self.R
         T[:3, 3] = self.p
@@ -442,14 +455,17 @@ class SpatialInertia:
 
     @classmethod
     def zero(cls) -> "SpatialInertia":
+        """A massless, inertia-free body (for frames and virtual links)."""
         return cls(0.0, np.zeros(3), np.zeros((3, 3)))
 
     @classmethod
     def point_mass(cls, mass, com=(0.0, 0.0, 0.0)) -> "SpatialInertia":
+        """A point mass at ``com``."""
         return cls(mass, com, np.zeros((3, 3)))
 
     @classmethod
     def from_box(cls, mass, size, com=(0.0, 0.0, 0.0)) -> "SpatialInertia":
+        """A uniform box of edge lengths ``size = (x, y, z)`` centred at ``com``."""
         x, y, z = size
         k = mass / 12.0
         return cls(mass, com, np.diag([k * (y * y + z * z), k * (x * x + z * z), k * (x * x + y * y)]))
