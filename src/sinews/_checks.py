@@ -16,6 +16,23 @@ def vector(x, n: int, name: str) -> np.ndarray:
     return _slow_vector(x, n, name)
 
 
+_ND = np.ndarray
+
+
+def state3(x, y, z, nx: int, n: int, names) -> tuple:
+    """:func:`vector` for three arguments (``x`` of length ``nx``, ``y`` and ``z`` of length
+    ``n``) in one call: the common case (contiguous, writeable float64 arrays of the right
+    lengths; ``flags.carray``) costs a single check."""
+    if (
+        type(x) is _ND and type(y) is _ND and type(z) is _ND
+        and x.dtype is _F64 and y.dtype is _F64 and z.dtype is _F64
+        and x.shape == (nx,) and y.shape == (n,) and z.shape == (n,)
+        and x.flags.carray and y.flags.carray and z.flags.carray
+    ):
+        return x, y, z
+    return vector(x, nx, names[0]), vector(y, n, names[1]), vector(z, n, names[2])
+
+
 def _slow_vector(x, n: int, name: str) -> np.ndarray:
     if type(x) is not np.ndarray or x.dtype is not _F64 or not x.flags.c_contiguous:
         if np.iscomplexobj(x):

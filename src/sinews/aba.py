@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels as K
-from ._checks import output, raise_kernel_code, vector
-from .algorithms import get_data, link_forces
+from ._checks import output, raise_kernel_code, state3
+from .algorithms import NO_FORCES, get_data, link_forces
 
 __all__ = ["aba"]
 
@@ -48,11 +48,7 @@ def aba(model, q, v, tau, f_ext=None, data=None, out=None) -> np.ndarray:
     """
     d = get_data(model, data)
     c = d.c
-    q = vector(q, c.nq, "q")
-    v = vector(v, c.nv, "v")
-    tau = vector(tau, c.nv, "tau")
-    F, flag = link_forces(model, d, f_ext)
+    q, v, tau = state3(q, v, tau, c.nq, c.nv, ("q", "v", "tau"))
+    F, flag = link_forces(model, d, f_ext) if f_ext is not None else (NO_FORCES, 0)
     return _run(model, d, q, v, tau, F, flag, np.empty(c.nv) if out is None else output(out, c.nv))
 
-
-NO_FORCES = np.zeros((1, 6))

@@ -7,7 +7,7 @@ import numpy as np
 from ._checks import vector
 from .model import Data, Model
 
-_EMPTY_FEXT = np.zeros((1, 6))
+NO_FORCES = np.zeros((1, 6))  # placeholder passed to kernels when there are no external forces
 
 
 def check_model(model) -> Model:
@@ -41,7 +41,7 @@ def link_forces(model: Model, data: Data, f_ext) -> tuple[np.ndarray, int]:
     world have no effect.  Returns (array, flag).
     """
     if f_ext is None:
-        return _EMPTY_FEXT, 0
+        return NO_FORCES, 0
     c = data.c
     nb = model.nbodies
     if isinstance(f_ext, dict):

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import vector
-from .aba import NO_FORCES, _run
+from .aba import _run
+from .algorithms import NO_FORCES
 from .algorithms import get_data
 from .crba import crba
 from .ltl import ltl_factor

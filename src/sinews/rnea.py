@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _kernels as K
-from ._checks import output, raise_kernel_code, vector
-from .algorithms import get_data, link_forces
+from ._checks import output, raise_kernel_code, state3
+from .algorithms import NO_FORCES, get_data, link_forces
 
 __all__ = ["rnea", "nonlinear_effects", "gravity_torques"]
 
@@ -32,10 +32,8 @@ def rnea(model, q, v, a, f_ext=None, data=None, out=None) -> np.ndarray:
     """
     d = get_data(model, data)
     c = d.c
-    q = vector(q, c.nq, "q")
-    v = vector(v, c.nv, "v")
-    a = vector(a, c.nv, "a")
-    F, flag = link_forces(model, d, f_ext)
+    q, v, a = state3(q, v, a, c.nq, c.nv, ("q", "v", "a"))
+    F, flag = link_forces(model, d, f_ext) if f_ext is not None else (NO_FORCES, 0)
     tau = np.empty(c.nv) if out is None else output(out, c.nv)
     if c.nlinks:
         code = K.rnea(q, v, a, F, tau, c.mi, c.mf, d.ws, flag)

@@ -37,7 +37,7 @@ import numpy as np
 from .._checks import vector
 from ..crba import crba
 from ..rnea import nonlinear_effects
-from ..algorithms import get_data, link_forces
+from ..algorithms import NO_FORCES, get_data, link_forces
 from ._fast import contact_system, contacts_range_space_packed, packed_sizes, range_space
 from ._kinematics import ConstraintKinematics
 from .kkt_direct import solve_kkt
@@ -144,7 +144,7 @@ def _contacts_range_space(model, cs, q, v, tau, f_ext, data, impulse, target):
                 alpha2[g.rows] = 2.0 * g.baumgarte_coefficients[0]
     flags = 0
     if impulse:
-        F = _NO_FORCES
+        F = NO_FORCES
         flags |= 2
     else:
         F, flag = link_forces(model, d, f_ext)
@@ -163,8 +163,6 @@ def _contacts_range_space(model, cs, q, v, tau, f_ext, data, impulse, target):
         return None
     return x, lam, info[0], info[0] <= 1e-9 * info[1]
 
-
-_NO_FORCES = np.zeros((1, 6))
 
 
 def _solve(model, method, H, G, top, bottom):
