@@ -1,24 +1,20 @@
 """Shared test configuration."""
 
-import os
 from pathlib import Path
 
 import pytest
 
+from sinews._paths import siconos_dir as _siconos_dir
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DIR = Path(os.environ.get("SINEWS_SHARED_DIR", REPO_ROOT.parent / "shared"))
 
 
 @pytest.fixture(scope="session")
-def shared_dir():
-    """The project's shared reference folder (``../shared`` beside the clone)."""
-    if not SHARED_DIR.is_dir():
-        raise RuntimeError(
-            f"shared data folder not found at {SHARED_DIR}; set SINEWS_SHARED_DIR to its location"
-        )
-    return SHARED_DIR
-
-
-@pytest.fixture(scope="session")
-def siconos_dir(shared_dir):
-    return shared_dir / "data" / "siconos"
+def siconos_dir():
+    """The Siconos test problems: ``data/siconos`` in this repository (or ``$SINEWS_SICONOS_DIR``)."""
+    path = Path(_siconos_dir())
+    if not (path / "lcp").is_dir():
+        path = REPO_ROOT / "data" / "siconos"
+    if not (path / "lcp").is_dir():
+        raise RuntimeError(f"Siconos test problems not found at {path}; set SINEWS_SICONOS_DIR")
+    return path

@@ -87,6 +87,8 @@ PAGES = doc_pages()
 def page_env(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    # examples run in a temporary folder: point them at the repository's Siconos problems
+    monkeypatch.setenv("SINEWS_SICONOS_DIR", str(Path(__file__).resolve().parents[1] / "data" / "siconos"))
     try:
         import matplotlib
 
