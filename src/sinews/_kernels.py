@@ -511,6 +511,14 @@ def rnea(q, v, a, fext, tau, mi, mf, ws, flags):
     if code != 0:
         return code
     joint_pass(q, v, mi, mf, ws, 1)
+    rnea_core(a, fext, tau, mi, mf, ws, flags)
+    return 0
+
+
+@njit(cache=True)
+def rnea_core(a, fext, tau, mi, mf, ws, flags):
+    """The RNEA passes over a workspace already holding the joint pass with velocities
+    (``joint_pass(..., mode & 1)``); see :func:`rnea`."""
     nl = mi.shape[0]
     s_off = nl * WS_STRIDE
     if flags & 2:
@@ -679,6 +687,15 @@ def crba(q, M, mi, mf, ws):
     if check_finite(q) >= 0:
         return -1
     joint_pass(q, q, mi, mf, ws, 2)
+    crba_core(M, mi, mf, ws)
+    return 0
+
+
+@njit(cache=True)
+def crba_core(M, mi, mf, ws):
+    """The CRBA over a workspace already holding the joint pass with world poses
+    (``joint_pass(..., mode & 2)``); see :func:`crba`.  Leaves the world-axes motion subspaces
+    in the U region of the workspace."""
     nl = mi.shape[0]
     nv = mi[nl - 1, MI_IV] + mi[nl - 1, MI_NV]
     s_off = nl * WS_STRIDE

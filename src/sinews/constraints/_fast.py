@@ -240,14 +240,16 @@ def contact_system(q, v, tau, fext, fext_flag, mi, mf, ws, links, r_link, point_
     (RNEA with ``a = 0``).  Returns 0 or a negative input code (q, v, tau, f_ext)."""
     # CRBA first (it leaves world poses and S in ws), then one RNEA with gravity and f_ext for
     # C, whose link velocities and accelerations also give the contact bias accelerations
-    code = K.crba(q, H, mi, mf, ws)
-    if code != 0:
-        return -1
     nv = G.shape[1]
-    C = np.empty(nv)
-    code = K.rnea(q, v, np.zeros(nv), fext, C, mi, mf, ws, fext_flag)
+    zero = np.zeros(nv)
+    code = K.check_inputs(q, v, zero, fext, fext_flag)
     if code != 0:
         return code
+    # one joint pass (world poses and velocities) serves both CRBA and RNEA
+    K.joint_pass(q, v, mi, mf, ws, 3)
+    K.crba_core(H, mi, mf, ws)
+    C = np.empty(nv)
+    K.rnea_core(zero, fext, C, mi, mf, ws, fext_flag)
     _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, mf[0], mf[1], mf[2])
     for r in range(G.shape[0]):
         if alpha2[r] != 0.0:

@@ -77,11 +77,32 @@ class Constraint:
     def __init__(self, name=None, id=None, baumgarte=False, time_constant=0.1):
         self.name = None if name is None else str(name)
         self.id = _check_user_id(id)
-        self.baumgarte_enabled = bool(baumgarte)
-        self.time_constant = _check_time_constant(time_constant)
+        self._baumgarte_enabled = bool(baumgarte)
+        self._time_constant = _check_time_constant(time_constant)
+        self.stabilisation_version = 0  # bumped on every Baumgarte change (lets callers cache)
         self.index = -1
         self.row_start = -1
         self.set = None
+
+    @property
+    def baumgarte_enabled(self) -> bool:
+        """Whether Baumgarte stabilisation is on for this group."""
+        return self._baumgarte_enabled
+
+    @baumgarte_enabled.setter
+    def baumgarte_enabled(self, value) -> None:
+        self._baumgarte_enabled = bool(value)
+        self.stabilisation_version += 1
+
+    @property
+    def time_constant(self) -> float:
+        """Baumgarte time constant T (alpha = beta = 1/T)."""
+        return self._time_constant
+
+    @time_constant.setter
+    def time_constant(self, value) -> None:
+        self._time_constant = _check_time_constant(value)
+        self.stabilisation_version += 1
 
     # ------------------------------------------------------------------ bookkeeping
     @property

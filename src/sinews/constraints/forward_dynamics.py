@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import vector
+from .._checks import state3, vector
 from ..crba import crba
 from ..rnea import nonlinear_effects
 from ..algorithms import NO_FORCES, get_data, link_forces
@@ -125,8 +125,7 @@ def _contacts_range_space(model, cs, q, v, tau, f_ext, data, impulse, target):
     is singular or redundant (the caller then takes the general path, which diagnoses it)."""
     d = get_data(model, data)
     c = model.compiled
-    q = vector(q, c.nq, "q")
-    v = vector(v, c.nv, "qd_minus" if impulse else "v")
+    q, v, tau = state3(q, v, tau, c.nq, c.nv, ("q", "qd_minus" if impulse else "v", "tau"))
     b = cs._contact_batch
     n = len(b.rows)
     # scratch reused across calls (per workspace and contact batch); only x and lam are returned
@@ -134,14 +133,19 @@ def _contacts_range_space(model, cs, q, v, tau, f_ext, data, impulse, target):
     scratch = d.__dict__.get(key)
     if scratch is None or scratch[0] is not b:
         buf = np.zeros(packed_sizes(c.nv, n))
-        scratch = (b, buf, buf[:n], buf[n : 2 * n])
+        scratch = [b, buf, buf[:n], buf[n : 2 * n], None]
         d.__dict__[key] = scratch
-    _, buf, alpha2, bottom = scratch
-    alpha2[:] = 0.0
-    if not impulse and any(g.baumgarte_enabled for g in cs.groups):
-        for g in cs.groups:
-            if g.baumgarte_enabled:  # contacts: phi = 0, phidot = G v
-                alpha2[g.rows] = 2.0 * g.baumgarte_coefficients[0]
+    _, buf, alpha2, bottom, state = scratch
+    # Baumgarte rows (contacts: phi = 0, phidot = G v, so only alpha enters): rebuilt only when
+    # a group's stabilisation settings changed since the last call
+    new_state = None if impulse else tuple(g.stabilisation_version for g in cs.groups)
+    if new_state != state:
+        alpha2[:] = 0.0
+        if not impulse:
+            for g in cs.groups:
+                if g.baumgarte_enabled:
+                    alpha2[g.rows] = 2.0 * g.baumgarte_coefficients[0]
+        scratch[4] = new_state
     flags = 0
     if impulse:
         F = NO_FORCES
@@ -155,13 +159,13 @@ def _contacts_range_space(model, cs, q, v, tau, f_ext, data, impulse, target):
     x = np.empty(c.nv)
     lam = np.empty(n)
     code = contacts_range_space_packed(q, v, tau, F, c.mi, c.mf, d.ws, b.packed_i, b.packed_f, buf, x, lam, flags)
-    info = buf[-2:]
     if code < 0:
         names = ("q", "qd_minus" if impulse else "v", "tau", "f_ext")
         raise ValueError(f"{names[-code - 1]} contains NaN or infinity")
     if code:
         return None
-    return x, lam, info[0], info[0] <= 1e-9 * info[1]
+    res = float(buf[-2])
+    return x, lam, res, res <= 1e-9 * float(buf[-1])
 
 
 
