@@ -330,7 +330,8 @@ def contacts_range_space_packed(q, v, tau, fext, mi, mf, ws, bi, bf, scratch, x,
     * ``bf`` (float64): ``[r_link (points x 3), N (rows x 3)]``;
     * ``scratch`` (float64): ``[alpha2 (rows), bottom (rows), G (rows x nv), gamma (rows),
       H (nv x nv), rhs (nv), info (2)]``; ``alpha2`` and ``bottom`` are inputs;
-    * ``flags``: 1 use ``fext``, 2 impulse, 4 take the bottom right-hand side from ``bottom``.
+    * ``flags``: 1 use ``fext``, 2 impulse, 4 take the bottom right-hand side from ``bottom``,
+      8 the bottom right-hand side is zero (written here).
     """
     nv = bi[0]
     npts = bi[1]
@@ -354,9 +355,12 @@ def contacts_range_space_packed(q, v, tau, fext, mi, mf, ws, bi, bf, scratch, x,
     rhs = scratch[o : o + nv]
     o += nv
     info = scratch[o : o + 2]
+    if flags & 8:
+        for r in range(n):
+            bottom[r] = 0.0
     return contacts_range_space(
         q, v, tau, fext, flags & 1, mi, mf, ws, lam, links, r_link, point_ptr, N, alpha2,
-        (flags & 2) != 0, bottom if flags & 4 else gamma, G, gamma, H, rhs, x, mult, info,
+        (flags & 2) != 0, bottom if flags & 12 else gamma, G, gamma, H, rhs, x, mult, info,
     )
 
 

@@ -156,11 +156,13 @@ def _contacts_range_space(model, cs, q, v, tau, f_ext, data, impulse, target):
     if target is not None:
         bottom[:] = target
         flags |= 4
+    elif impulse:
+        flags |= 8  # zero target velocity
     x = np.empty(c.nv)
     lam = np.empty(n)
     code = contacts_range_space_packed(q, v, tau, F, c.mi, c.mf, d.ws, b.packed_i, b.packed_f, buf, x, lam, flags)
     if code < 0:
-        names = ("q", "qd_minus" if impulse else "v", "tau", "f_ext")
+        names = ("q", "qd_minus", "qd_minus", "f_ext") if impulse else ("q", "v", "tau", "f_ext")
         raise ValueError(f"{names[-code - 1]} contains NaN or infinity")
     if code:
         return None

@@ -67,6 +67,16 @@ def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_
 
     ``target_velocity``: desired ``G qd_plus`` per row (RBDL's ``v_plus``), default zeros.
     """
+    if method == "range_space_sparse" and getattr(cs, "model", None) is model and _contacts_only(model, cs):
+        # compiled path for a bound all-contact set (its kernel checks q and qd_minus)
+        target = None
+        if target_velocity is not None:
+            target = finite_vector(target_velocity, cs.size, "target_velocity")
+        out = _contacts_range_space(model, cs, q, qd_minus, qd_minus, None, data, True, target)
+        if out is not None:
+            x, lam, res, ok = out
+            n = lam.shape[0]
+            return ConstraintImpulseResult(x, lam, method, n, n, False, res, ok, cs)
     _check_method(method, IMPULSE_METHODS)
     groups, n = _groups(model, cs, None)
     qd_minus = finite_vector(qd_minus, model.nv, "qd_minus")
