@@ -36,7 +36,7 @@ from .configuration import integrate
 from .energy import mechanical_energy
 from .joints import JT_FREEFLYER, JT_SPHERICAL
 
-__all__ = ["simulate", "Trajectory", "METHODS"]
+__all__ = ["simulate", "rk4_step", "Trajectory", "METHODS"]
 
 METHODS = ("rk4", "semi_implicit_euler")
 
@@ -133,6 +133,21 @@ class _Progress:
                 self(self.nsteps)
             sys.stderr.write("\n")
             sys.stderr.flush()
+
+
+def rk4_step(model, acc, q, v, dt):
+    """One classical RK4 step of ``(q, v)`` for a user acceleration ``qdd = acc(q, v)`` (for
+    example constrained forward dynamics); ``q`` is moved with :func:`sinews.integrate`, so
+    quaternion coordinates stay on their manifold.  Returns ``(q_next, v_next)``."""
+    v1, a1 = v, acc(q, v)
+    v2 = v + 0.5 * dt * a1
+    a2 = acc(integrate(model, q, v1, 0.5 * dt), v2)
+    v3 = v + 0.5 * dt * a2
+    a3 = acc(integrate(model, q, v2, 0.5 * dt), v3)
+    v4 = v + dt * a3
+    a4 = acc(integrate(model, q, v3, dt), v4)
+    q_next = integrate(model, q, (v1 + 2 * v2 + 2 * v3 + v4) / 6.0, dt)
+    return q_next, v + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6.0
 
 
 def _lie_blocks(model):

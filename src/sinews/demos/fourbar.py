@@ -32,6 +32,8 @@ import time
 
 import numpy as np
 
+from sinews.simulate import rk4_step
+
 NAME = "fourbar"
 DESCRIPTION = "planar four-bar under gravity: loop-closure error with and without Baumgarte stabilisation"
 
@@ -84,21 +86,6 @@ def initial_state(model, cs):
         raise RuntimeError(f"four-bar assembly did not converge (residual {ra.residual:.3g})")
     rv = assemble_qdot(model, ra.q, np.array([4.0, 0.0, 0.0]), cs, weights=[1.0, 0.0, 0.0])
     return ra.q, rv.v
-
-
-def rk4_step(model, acc, q, v, dt):
-    """One classical RK4 step of (q, v) with qdd = acc(q, v), q moved by ``sinews.integrate``."""
-    import sinews
-
-    v1, a1 = v, acc(q, v)
-    v2 = v + 0.5 * dt * a1
-    a2 = acc(sinews.integrate(model, q, v1, 0.5 * dt), v2)
-    v3 = v + 0.5 * dt * a2
-    a3 = acc(sinews.integrate(model, q, v2, 0.5 * dt), v3)
-    v4 = v + dt * a3
-    a4 = acc(sinews.integrate(model, q, v3, dt), v4)
-    q_next = sinews.integrate(model, q, (v1 + 2 * v2 + 2 * v3 + v4) / 6.0, dt)
-    return q_next, v + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6.0
 
 
 def simulate(model, cs, q0, v0, t_end: float, dt: float, label: str = "", progress: bool = False):

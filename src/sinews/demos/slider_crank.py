@@ -30,6 +30,8 @@ import time
 
 import numpy as np
 
+from sinews.simulate import rk4_step
+
 NAME = "slider-crank"
 DESCRIPTION = "planar slider-crank under a crank torque and gravity, slider position vs closed-form kinematics"
 
@@ -82,20 +84,6 @@ def initial_state(model, cs, theta0: float = np.pi / 3, omega0: float = 1.0):
     return ra.q, rv.v
 
 
-def _rk4_step(model, acc, q, v, dt):
-    import sinews
-
-    v1, a1 = v, acc(q, v)
-    v2 = v + 0.5 * dt * a1
-    a2 = acc(sinews.integrate(model, q, v1, 0.5 * dt), v2)
-    v3 = v + 0.5 * dt * a2
-    a3 = acc(sinews.integrate(model, q, v2, 0.5 * dt), v3)
-    v4 = v + dt * a3
-    a4 = acc(sinews.integrate(model, q, v3, dt), v4)
-    q_next = sinews.integrate(model, q, (v1 + 2 * v2 + 2 * v3 + v4) / 6.0, dt)
-    return q_next, v + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6.0
-
-
 def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
     """Simulate, write the plot and the CSV trajectory into ``out_dir``; return files and summary."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -125,7 +113,7 @@ def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
     t0 = time.perf_counter()
     report = max(1, n // 5)
     for k in range(n):
-        q, v = _rk4_step(model, acc, q, v, dt)
+        q, v = rk4_step(model, acc, q, v, dt)
         Q[k + 1], V[k + 1] = q, v
         if not quick and (k + 1) % report == 0:
             print(f"  t = {t[k + 1]:.2f} s ({100 * (k + 1) // n}%)", file=sys.stderr, flush=True)
