@@ -7,6 +7,8 @@ array operations instead of a Python loop over groups.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 
@@ -45,6 +47,8 @@ class ContactBatch:
             [[c.nv, len(groups), len(self.rows)], c.lam, self.link, self.point_ptr]
         ).astype(np.int64)
         self.packed_f = np.concatenate([self.r_link_c.ravel(), self.N_c.ravel()])
+        # per-workspace scratch of the compiled path, freed with the workspace or this batch
+        self.scratch = weakref.WeakKeyDictionary()
 
     def compiled_rows(self, model, q, v, data):
         """``(G_rows, gamma_rows)`` of the contact rows by the compiled kernel."""

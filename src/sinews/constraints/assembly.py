@@ -52,6 +52,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..configuration import _check_unit_quaternions
+
 from .._checks import finite_vector
 from ..configuration import integrate
 
@@ -135,6 +137,8 @@ def assemble_q(model, q_init, cs, weights, tol: float = 1e-12, max_iter: int = 1
     from . import constraint_jacobian, constraint_position_error
 
     q = finite_vector(q_init, model.nq, "q_init").copy()
+    if model.compiled.has_quaternion:
+        _check_unit_quaternions(model.compiled, q, "q_init")  # bad input: raise now, not mid-way
     w = _weights(model, weights)
     tol = float(tol)
     if not (np.isfinite(tol) and tol > 0.0):

@@ -349,6 +349,11 @@ class LoopConstraint(Constraint):
     def bind(self, model) -> None:
         self._pred = model._resolve_body(self.predecessor, "predecessor")
         self._succ = model._resolve_body(self.successor, "successor")
+        if self._pred == self._succ:
+            raise ValueError(
+                f"loop group {self.label!r}: predecessor and successor are the same body "
+                f"({model.bodies[self._pred].name!r}); a loop must connect two bodies"
+            )
 
     def frames(self, kin):
         """World poses of P and S: ``(R_P, p, R_S, s)``."""

@@ -128,13 +128,13 @@ def _contacts_range_space(model, cs, q, v, tau, f_ext, data, impulse, target):
     q, v, tau = state3(q, v, tau, c.nq, c.nv, ("q", "qd_minus" if impulse else "v", "tau"))
     b = cs._contact_batch
     n = len(b.rows)
-    # scratch reused across calls (per workspace and contact batch); only x and lam are returned
-    key = ("contacts_range_space", id(b))
-    scratch = d.__dict__.get(key)
-    if scratch is None or scratch[0] is not b:
+    # scratch reused across calls, held by the contact batch per workspace (weakly: it goes away
+    # with the constraint set or the workspace); only x and lam are returned
+    scratch = b.scratch.get(d)
+    if scratch is None:
         buf = np.zeros(packed_sizes(c.nv, n))
         scratch = [b, buf, buf[:n], buf[n : 2 * n], None]
-        d.__dict__[key] = scratch
+        b.scratch[d] = scratch
     _, buf, alpha2, bottom, state = scratch
     # Baumgarte rows (contacts: phi = 0, phidot = G v, so only alpha enters): rebuilt only when
     # a group's stabilisation settings changed since the last call
