@@ -120,9 +120,14 @@ class Operator:
             return np.zeros((self.shape[0],) + x.shape[1:])
         if self.kind == "linop":
             out = self.value.matvec(x) if x.ndim == 1 else self.value.matmat(x)
-        else:
-            out = self.value @ x
-        out = np.asarray(out, dtype=float)
+            out = np.asarray(out, dtype=float)
+            want = (self.shape[0],) + x.shape[1:]
+            if out.size != int(np.prod(want)):
+                raise ValueError(f"{self.name} (LinearOperator) returned {out.shape}, expected {want}")
+            if not np.all(np.isfinite(out)):
+                raise ValueError(f"{self.name} (LinearOperator) returned NaN or infinite values")
+            return out.reshape(want)
+        out = np.asarray(self.value @ x, dtype=float)
         return out.reshape((self.shape[0],) + x.shape[1:])
 
     def matrix(self) -> np.ndarray:
@@ -218,6 +223,8 @@ class InertiaSolve:
             if out.shape != b.shape:
                 raise ValueError(
                     f"solve_inertia returned shape {out.shape} for input of shape {b.shape}")
+            if not np.all(np.isfinite(out)):
+                raise ValueError("solve_inertia (callable) returned NaN or infinite values")
             return out
         return scipy.linalg.cho_solve(self._factor, b)
 

@@ -773,7 +773,8 @@ class ConstraintSolver:
             fG = mlcp.saddle_point_solve(
                 np.concatenate([data.tau + generalized, -data.kG]))[ops.nv:]
         cf = _frozen(np.concatenate([forces, fG]))
-        return ConstraintSolution(cf, bool(converged), status, *counts, **extra)
+        solution = ConstraintSolution(cf, bool(converged), status, *counts, **extra)
+        return self._check_bilateral(solution, data, lambda gf: ops.inertia(data.tau + gf))
 
     # ---------------------------------------------------------------------------------------
     # Velocity level
@@ -791,6 +792,25 @@ class ConstraintSolver:
         v_b = mlcp.saddle_point_solve(np.concatenate([data.Mv, -data.kG]))[:ops.nv]
         qq = P.T @ _rows(ops, v_b, data)
         return MM, qq
+
+    @staticmethod
+    def _check_bilateral(solution: "ConstraintSolution", data, velocity) -> "ConstraintSolution":
+        """Redundant bilateral rows with inconsistent ``kG`` make the projected solve a least
+        squares compromise: then ``G x + kG != 0`` (x the acceleration, or the post-step
+        velocity) and the solution must not be reported as converged."""
+        ops = data._ops
+        if not (ops.nb and solution.converged):
+            return solution
+        cf = np.asarray(solution.cf)
+        gf = ConstraintSolver.compute_generalized_force_from_constraint_forces(data, cf)
+        x = velocity(gf)
+        r = ops.G(x) + data.kG
+        scale = 1.0 + max(float(np.max(np.abs(ops.G(x)))), float(np.max(np.abs(data.kG))))
+        if float(np.max(np.abs(r))) <= 1e-8 * scale:
+            return solution
+        return dataclasses.replace(
+            solution, converged=False,
+            status=f"failed: inconsistent bilateral constraints (max |G x + kG| = {np.max(np.abs(r)):.3g})")
 
     @staticmethod
     def _no_impact(data: VelProblemData) -> bool:
@@ -824,9 +844,10 @@ class ConstraintSolver:
         a = np.concatenate([-data.Mv, data.kG])
         cf = self.populate_packed_constraint_forces_from_lcp_solution(data, mlcp, z, a, 1.0)
         extra = self._diagnostics(MM, qq, z)
-        return ConstraintSolution(cf, out["converged"], out["status"], *counts,
-                                  pivots=out["pivots"], regularization=out["regularization"],
-                                  lcp_status=out["lcp_status"], **extra)
+        solution = ConstraintSolution(cf, out["converged"], out["status"], *counts,
+                                      pivots=out["pivots"], regularization=out["regularization"],
+                                      lcp_status=out["lcp_status"], **extra)
+        return self._check_bilateral(solution, data, lambda gf: ops.inertia(data.Mv + gf))
 
     def construct_base_discretized_time_lcp(self, problem_data: VelProblemData
                                             ) -> DiscretizedTimeLcp:
@@ -900,8 +921,9 @@ class ConstraintSolver:
         cf = self.populate_packed_constraint_forces_from_lcp_solution(
             data, lcp.mlcp_to_lcp, z, lcp.a, lcp.dt)
         extra = self._diagnostics(lcp.MM, lcp.qq, z)
-        return ConstraintSolution(cf, out["converged"], out["status"], *counts,
-                                  pivots=out["pivots"], lcp_status=out["lcp_status"], **extra)
+        solution = ConstraintSolution(cf, out["converged"], out["status"], *counts,
+                                      pivots=out["pivots"], lcp_status=out["lcp_status"], **extra)
+        return self._check_bilateral(solution, data, lambda gf: ops.inertia(data.Mv + dt * gf))
 
     @staticmethod
     def populate_packed_constraint_forces_from_lcp_solution(

@@ -704,9 +704,12 @@ class PLUSImpulseSolver(ImpulseSolver):
                                check_finite=False)[0]
         pi = np.zeros(Aeff.shape[0])
         pi[part] = x
-        # The minimum-norm least-squares problem is solved directly, so this always succeeds.
+        # The minimum-norm least-squares solution always exists, but it satisfies the equations
+        # only if they are consistent: report an inconsistent system as not converged.
         residual = float(np.linalg.norm(sub @ x - rhs[part]))
-        return BilateralResult(pi=pi, converged=True, iterations=1, residual=residual)
+        scale = 1.0 + float(np.linalg.norm(rhs[part]))
+        return BilateralResult(pi=pi, converged=residual <= np.sqrt(_EPS) * scale, iterations=1,
+                               residual=residual)
 
 
 def _unit(v):
