@@ -3,6 +3,12 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Reproducible property tests: the same examples on every run and in CI (a failure found once is
+# found again); tests that set their own settings keep this default for what they do not set.
+settings.register_profile("sinews", derandomize=True, deadline=None)
+settings.load_profile("sinews")
 
 from sinews._paths import siconos_dir as _siconos_dir
 
