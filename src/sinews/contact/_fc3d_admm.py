@@ -49,7 +49,7 @@ import scipy.linalg as sla
 from scipy.linalg import lapack
 from numba import njit
 
-from ._fc3d_cone import natural_map_sq_sum_scaled
+from ._fc3d_cone import natural_map_sq_sum_scaled, project_cone
 
 
 @njit(cache=True)
@@ -58,21 +58,7 @@ def _cone_project_inplace(z, mu):
     for a in range(nc):
         k = 3 * a
         m = mu[a]
-        zn = z[k]
-        z1 = z[k + 1]
-        z2 = z[k + 2]
-        t = np.sqrt(z1 * z1 + z2 * z2)
-        if t <= m * zn:
-            continue
-        if m * t <= -zn:
-            z[k] = 0.0
-            z[k + 1] = 0.0
-            z[k + 2] = 0.0
-        else:
-            s = (zn + m * t) / (1.0 + m * m)
-            z[k] = s
-            z[k + 1] = m * s * z1 / t
-            z[k + 2] = m * s * z2 / t
+        z[k], z[k + 1], z[k + 2] = project_cone(z[k], z[k + 1], z[k + 2], m)
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})

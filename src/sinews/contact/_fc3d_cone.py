@@ -27,6 +27,18 @@ import numpy as np
 from numba import njit
 
 
+@njit(inline="always", cache=True)
+def project_cone(zn, z1, z2, m):
+    """Euclidean projection of [zn, z1, z2] onto the cone K_m (the three cases above)."""
+    t = np.sqrt(z1 * z1 + z2 * z2)
+    if t <= m * zn:
+        return zn, z1, z2
+    if m * t <= -zn:
+        return 0.0, 0.0, 0.0
+    s = (zn + m * t) / (1.0 + m * m)
+    return s, m * s * z1 / t, m * s * z2 / t
+
+
 @njit(cache=True)
 def natural_map_sq_sum(r, u, mu, dim):
     """Sum over contacts of ||r_a - P_K(r_a - û_a)||^2 (the squared natural-map norm)."""
@@ -48,16 +60,7 @@ def natural_map_sq_sum(r, u, mu, dim):
         zn = r[k] - (un + m * nut)
         z1 = r[k + 1] - ut1
         z2 = (r[k + 2] - ut2) if dim == 3 else 0.0
-        t = np.sqrt(z1 * z1 + z2 * z2)
-        if t <= m * zn:
-            pn, p1, p2 = zn, z1, z2
-        elif m * t <= -zn:
-            pn, p1, p2 = 0.0, 0.0, 0.0
-        else:
-            s = (zn + m * t) / (1.0 + m * m)
-            pn = s
-            p1 = m * s * z1 / t
-            p2 = m * s * z2 / t
+        pn, p1, p2 = project_cone(zn, z1, z2, m)
         d0 = r[k] - pn
         d1 = r[k + 1] - p1
         total += d0 * d0 + d1 * d1
@@ -65,7 +68,6 @@ def natural_map_sq_sum(r, u, mu, dim):
             d2 = r[k + 2] - p2
             total += d2 * d2
     return total
-
 
 
 @njit(cache=True)
@@ -88,16 +90,7 @@ def natural_map_sq_sum_scaled(rs, us, c, mu):
         zn = r0 - (un + m * nut)
         z1 = r1 - ut1
         z2 = r2 - ut2
-        t = np.sqrt(z1 * z1 + z2 * z2)
-        if t <= m * zn:
-            pn, p1, p2 = zn, z1, z2
-        elif m * t <= -zn:
-            pn, p1, p2 = 0.0, 0.0, 0.0
-        else:
-            s = (zn + m * t) / (1.0 + m * m)
-            pn = s
-            p1 = m * s * z1 / t
-            p2 = m * s * z2 / t
+        pn, p1, p2 = project_cone(zn, z1, z2, m)
         d0 = r0 - pn
         d1 = r1 - p1
         d2 = r2 - p2
