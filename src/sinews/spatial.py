@@ -50,19 +50,11 @@ def _frozen(a):
     return a
 
 
-def _vec3(x, name):
+def _vec(x, n, name):
+    """``x`` as a finite float vector of length ``n`` (ValueError naming ``name``)."""
     a = np.asarray(x, dtype=float)
-    if a.shape != (3,):
-        raise ValueError(f"{name} must have shape (3,), got {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be finite, got {a}")
-    return a
-
-
-def _vec6(x, name):
-    a = np.asarray(x, dtype=float)
-    if a.shape != (6,):
-        raise ValueError(f"{name} must have shape (6,), got {a.shape}")
+    if a.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},), got {a.shape}")
     if not np.all(np.isfinite(a)):
         raise ValueError(f"{name} must be finite, got {a}")
     return a
@@ -81,7 +73,7 @@ def _rotation(R, name, tol=1e-9):
 
 def unit_axis(axis, name="axis", tol=1e-9) -> np.ndarray:
     """Return ``axis`` as a float 3-vector after checking it has unit length."""
-    a = _vec3(axis, name)
+    a = _vec(axis, 3, name)
     n = np.linalg.norm(a)
     if abs(n - 1.0) > tol:
         raise ValueError(f"{name} must be a unit vector, got {a} with norm {n:.6g}")
@@ -231,7 +223,7 @@ def exp_se3(twist) -> tuple[np.ndarray, np.ndarray]:
 
     Returns ``(R, p)``: the pose reached from the identity, expressed in the starting frame.
     """
-    t = _vec6(twist, "twist")
+    t = _vec(twist, 6, "twist")
     w, v = t[:3], t[3:]
     return exp_so3(w), _left_jacobian_so3(w) @ v
 
@@ -268,7 +260,7 @@ def force_matrix(R, p) -> np.ndarray:
 
 def motion_cross_matrix(m) -> np.ndarray:
     """The 6x6 matrix ``m x`` acting on motion vectors (RBDA eq. 2.31)."""
-    m = _vec6(m, "m")
+    m = _vec(m, 6, "m")
     X = np.zeros((6, 6))
     W = skew(m[:3])
     X[:3, :3] = W
@@ -284,8 +276,8 @@ def force_cross_matrix(m) -> np.ndarray:
 
 def cross_motion(m, u) -> np.ndarray:
     """Spatial cross product of motion vectors ``m x u``."""
-    m = _vec6(m, "m")
-    u = _vec6(u, "u")
+    m = _vec(m, 6, "m")
+    u = _vec(u, 6, "u")
     return np.concatenate(
         [np.cross(m[:3], u[:3]), np.cross(m[:3], u[3:]) + np.cross(m[3:], u[:3])]
     )
@@ -293,8 +285,8 @@ def cross_motion(m, u) -> np.ndarray:
 
 def cross_force(m, f) -> np.ndarray:
     """Spatial cross product of a motion vector with a force vector ``m x* f``."""
-    m = _vec6(m, "m")
-    f = _vec6(f, "f")
+    m = _vec(m, 6, "m")
+    f = _vec(f, 6, "f")
     return np.concatenate(
         [np.cross(m[:3], f[:3]) + np.cross(m[3:], f[3:]), np.cross(m[:3], f[3:])]
     )
@@ -313,7 +305,7 @@ class Transform:
 
     def __post_init__(self):
         object.__setattr__(self, "R", _frozen(_rotation(self.R, "R")))
-        object.__setattr__(self, "p", _frozen(_vec3(self.p, "p")))
+        object.__setattr__(self, "p", _frozen(_vec(self.p, 3, "p")))
 
     @classmethod
     def identity(cls) -> "Transform":
@@ -378,13 +370,13 @@ class Transform:
 
     def act_motion(self, m) -> np.ndarray:
         """A motion vector ``[omega; v]`` given in frame b, expressed in frame a."""
-        m = _vec6(m, "m")
+        m = _vec(m, 6, "m")
         w = self.R @ m[:3]
         return np.concatenate([w, self.R @ m[3:] + np.cross(self.p, w)])
 
     def act_force(self, f) -> np.ndarray:
         """A force vector ``[n; f]`` given in frame b, expressed in frame a."""
-        f = _vec6(f, "f")
+        f = _vec(f, 6, "f")
         lin = self.R @ f[3:]
         return np.concatenate([self.R @ f[:3] + np.cross(self.p, lin), lin])
 
@@ -442,7 +434,7 @@ class SpatialInertia:
         if not np.isfinite(m) or m < 0:
             raise ValueError(f"mass must be finite and non-negative, got {self.mass}")
         object.__setattr__(self, "mass", m)
-        object.__setattr__(self, "com", _frozen(_vec3(self.com, "com")))
+        object.__setattr__(self, "com", _frozen(_vec(self.com, 3, "com")))
         Ic = _inertia_matrix(self.inertia_com, "inertia_com")
         ev = np.linalg.eigvalsh(Ic)
         scale = max(1.0, abs(ev).max())
