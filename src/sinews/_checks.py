@@ -77,10 +77,6 @@ def matrix(x, shape, name: str) -> np.ndarray:
     return a
 
 
-def point(x, name: str = "point") -> np.ndarray:
-    return finite_vector(x, 3, name)
-
-
 def raise_kernel_code(code: int, names=("q", "v", "a", "f_ext")):
     """Turn a kernel's negative return code into a ValueError naming the argument."""
     if code < 0:

@@ -51,10 +51,8 @@ WS_STRIDE = 136
 TMP_SIZE = 192
 # offsets inside the temporary region
 TMP_IA = 0  # 36: articulated inertia handed to the parent
-TMP_B = 36  # 36: rotated inertia
 TMP_UD = 72  # 36: U D^-1
 TMP_D = 108  # 36: D being inverted
-TMP_E = 144  # 9
 
 
 def ws_size(nlinks: int, nv: int) -> int:
