@@ -7,8 +7,6 @@ array operations instead of a Python loop over groups.
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 
@@ -42,13 +40,6 @@ class ContactBatch:
         self.r_link_c = np.ascontiguousarray(self.r_link)
         self.N_c = np.ascontiguousarray(self.N)
         self.contiguous = bool(np.all(np.diff(self.rows) == 1)) and len(self.rows) > 0
-        # the same static data packed for the compiled range-space path (_fast.contacts_range_space_packed)
-        self.packed_i = np.concatenate(
-            [[c.nv, len(groups), len(self.rows)], c.lam, self.link, self.point_ptr]
-        ).astype(np.int64)
-        self.packed_f = np.concatenate([self.r_link_c.ravel(), self.N_c.ravel()])
-        # per-workspace scratch of the compiled path, freed with the workspace or this batch
-        self.scratch = weakref.WeakKeyDictionary()
 
     def compiled_rows(self, model, q, v, data):
         """``(G_rows, gamma_rows)`` of the contact rows by the compiled kernel."""

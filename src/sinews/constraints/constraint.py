@@ -93,6 +93,8 @@ class Constraint:
     def baumgarte_enabled(self, value) -> None:
         self._baumgarte_enabled = bool(value)
         self.stabilisation_version += 1
+        if self.set is not None:
+            self.set.stabilisation_version += 1
 
     @property
     def time_constant(self) -> float:
@@ -103,6 +105,8 @@ class Constraint:
     def time_constant(self, value) -> None:
         self._time_constant = _check_time_constant(value)
         self.stabilisation_version += 1
+        if self.set is not None:
+            self.set.stabilisation_version += 1
 
     # ------------------------------------------------------------------ bookkeeping
     @property

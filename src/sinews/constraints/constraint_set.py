@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._compiled_contacts import CompiledContacts
 from ._contact_batch import ContactBatch
 from .constraint import Constraint, ContactConstraint, LoopConstraint, _check_time_constant, _check_user_id
 
@@ -61,6 +62,8 @@ class ConstraintSet:
         self._by_id: dict[int, Constraint] = {}
         self._row_group: list[int] = []
         self.model = None
+        self.stabilisation_version = 0  # bumped on every Baumgarte change of a group
+        self._compiled = None  # CompiledContacts of a bound contacts-only set
 
     # ------------------------------------------------------------------ adding
     def _check_unbound(self):
@@ -252,6 +255,8 @@ class ConstraintSet:
         contacts = [g for g in self._groups if type(g) is ContactConstraint]
         self._contact_batch = ContactBatch(model, contacts) if contacts else None
         self._others = [g for g in self._groups if type(g) is not ContactConstraint]
+        if self._contact_batch is not None and not self._others and model.compiled.nlinks > 0:
+            self._compiled = CompiledContacts(model, self, self._contact_batch)
         self.model = model
         return self
 

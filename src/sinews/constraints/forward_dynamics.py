@@ -18,11 +18,12 @@ the body along the normal).  Redundant constraints give a flagged minimum-norm l
 answer (``least_squares=True``, ``rank < rows``); a system whose accelerations are not
 determined raises ``ValueError``; NaN is never returned silently.
 
-Implementation: for a set made only of point contacts, ``G``, ``gamma`` (with Baumgarte
-terms), ``H`` and ``tau - C`` come from one compiled kernel and the range-space solve from
-another (:mod:`sinews.constraints._fast`); other sets evaluate each group in Python over one
-shared tree pass (:class:`~sinews.constraints.ConstraintKinematics`).  Both give the same
-numbers (tested).
+Implementation: for a set made only of point contacts, the range-space method is one
+compiled call (:func:`sinews.constraints._fast.contact_range_space`: tree passes, contact
+rows on the support chains, factorisation and solve), and the other methods get ``G``,
+``gamma`` (with Baumgarte terms), ``H`` and ``tau - C`` from one compiled kernel; other sets
+evaluate each group in Python over one shared tree pass
+(:class:`~sinews.constraints.ConstraintKinematics`).  All give the same numbers (tested).
 
 Source: RBDL ``ForwardDynamicsConstraints{Direct,RangeSpaceSparse,NullSpace}``,
 ``ForwardDynamicsContactsKokkevis`` (rbdl.md section 2); Featherstone RBDA chapter 8.
@@ -37,8 +38,8 @@ import numpy as np
 from .._checks import state3, vector
 from ..crba import crba
 from ..rnea import nonlinear_effects
-from ..algorithms import NO_FORCES, get_data, link_forces
-from ._fast import contact_system, contacts_range_space_packed, packed_sizes, range_space
+from ..algorithms import get_data, link_forces
+from ._fast import contact_system, range_space
 from ._kinematics import ConstraintKinematics
 from .kkt_direct import solve_kkt
 from .kokkevis import solve_kokkevis
@@ -120,57 +121,6 @@ def _contact_system(model, cs, q, v, tau, f_ext, d):
     return G, gamma, H, top
 
 
-def _contacts_range_space(model, cs, q, v, tau, f_ext, data, impulse, target):
-    """The one-call compiled range-space path for contacts-only sets; ``None`` when the system
-    is singular or redundant (the caller then takes the general path, which diagnoses it)."""
-    d = get_data(model, data)
-    c = model.compiled
-    q, v, tau = state3(q, v, tau, c.nq, c.nv, ("q", "qd_minus" if impulse else "v", "tau"))
-    b = cs._contact_batch
-    n = len(b.rows)
-    # scratch reused across calls, held by the contact batch per workspace (weakly: it goes away
-    # with the constraint set or the workspace); only x and lam are returned
-    scratch = b.scratch.get(d)
-    if scratch is None:
-        buf = np.zeros(packed_sizes(c.nv, n))
-        scratch = [b, buf, buf[:n], buf[n : 2 * n], None]
-        b.scratch[d] = scratch
-    _, buf, alpha2, bottom, state = scratch
-    # Baumgarte rows (contacts: phi = 0, phidot = G v, so only alpha enters): rebuilt only when
-    # a group's stabilisation settings changed since the last call
-    new_state = None if impulse else tuple(g.stabilisation_version for g in cs.groups)
-    if new_state != state:
-        alpha2[:] = 0.0
-        if not impulse:
-            for g in cs.groups:
-                if g.baumgarte_enabled:
-                    alpha2[g.rows] = 2.0 * g.baumgarte_coefficients[0]
-        scratch[4] = new_state
-    flags = 0
-    if impulse:
-        F = NO_FORCES
-        flags |= 2
-    else:
-        F, flag = link_forces(model, d, f_ext)
-        flags |= flag
-    if target is not None:
-        bottom[:] = target
-        flags |= 4
-    elif impulse:
-        flags |= 8  # zero target velocity
-    x = np.empty(c.nv)
-    lam = np.empty(n)
-    code = contacts_range_space_packed(q, v, tau, F, c.mi, c.mf, d.ws, b.packed_i, b.packed_f, buf, x, lam, flags)
-    if code < 0:
-        names = ("q", "qd_minus", "qd_minus", "f_ext") if impulse else ("q", "v", "tau", "f_ext")
-        raise ValueError(f"{names[-code - 1]} contains NaN or infinity")
-    if code:
-        return None
-    res = float(buf[-2])
-    return x, lam, res, res <= 1e-9 * float(buf[-1])
-
-
-
 def _solve(model, method, H, G, top, bottom):
     """``H x = top + G^T lambda``, ``G x = bottom`` by ``method`` (not Kokkevis)."""
     if method == "direct":
@@ -192,16 +142,21 @@ def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=No
     ``f_ext``: external wrenches as in :func:`sinews.rnea` (body frame, about the body origin).
     ``cs`` is bound to ``model`` on first use.
     """
+    if method == "range_space_sparse":
+        fast = getattr(cs, "_compiled", None)
+        if fast is None and getattr(cs, "model", False) is None:
+            fast = _groups(model, cs, None) and cs._compiled  # binds the set
+        if fast is not None and fast.model is model:
+            # bound contacts-only set: one compiled call (sinews.constraints._compiled_contacts)
+            out = fast.solve(q, v, tau, f_ext, data, False, None)
+            if out is not None:
+                n = fast.rows
+                return ConstrainedDynamicsResult(out[0], out[1], method, n, n, False, out[2], out[3], cs)
     _check_method(method, METHODS)
     groups, n = _groups(model, cs, None)
     tau = vector(tau, model.nv, "tau")
     if not np.isfinite(tau.sum()):
         raise ValueError("tau contains NaN or infinity")
-    if method == "range_space_sparse" and _contacts_only(model, cs):
-        out = _contacts_range_space(model, cs, q, v, tau, f_ext, data, False, None)
-        if out is not None:
-            qdd, lam, res, ok = out
-            return ConstrainedDynamicsResult(qdd, lam, method, n, n, False, res, ok, cs)
     if method != "kokkevis" and _contacts_only(model, cs):
         # compiled path: G and gamma of all contact rows in one kernel call
         d = get_data(model, data)

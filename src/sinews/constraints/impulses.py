@@ -26,7 +26,7 @@ from ..crba import crba
 from ._kinematics import ConstraintKinematics
 from ..algorithms import get_data
 from .._checks import vector
-from .forward_dynamics import _check_method, _contact_system, _contacts_only, _contacts_range_space, _residual, _solve
+from .forward_dynamics import _check_method, _contact_system, _contacts_only, _residual, _solve
 from .system import _groups, _jacobian
 
 __all__ = ["ConstraintImpulseResult", "compute_constraint_impulses", "IMPULSE_METHODS"]
@@ -67,25 +67,20 @@ def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_
 
     ``target_velocity``: desired ``G qd_plus`` per row (RBDL's ``v_plus``), default zeros.
     """
-    if method == "range_space_sparse" and getattr(cs, "model", None) is model and _contacts_only(model, cs):
-        # compiled path for a bound all-contact set (its kernel checks q and qd_minus)
-        target = None
-        if target_velocity is not None:
-            target = finite_vector(target_velocity, cs.size, "target_velocity")
-        out = _contacts_range_space(model, cs, q, qd_minus, qd_minus, None, data, True, target)
-        if out is not None:
-            x, lam, res, ok = out
-            n = lam.shape[0]
-            return ConstraintImpulseResult(x, lam, method, n, n, False, res, ok, cs)
+    if method == "range_space_sparse":
+        fast = getattr(cs, "_compiled", None)
+        if fast is None and getattr(cs, "model", False) is None:
+            fast = _groups(model, cs, None) and cs._compiled  # binds the set
+        if fast is not None and fast.model is model:
+            # bound contacts-only set: one compiled call (sinews.constraints._compiled_contacts)
+            out = fast.solve(q, qd_minus, qd_minus, None, data, True, target_velocity)
+            if out is not None:
+                n = fast.rows
+                return ConstraintImpulseResult(out[0], out[1], method, n, n, False, out[2], out[3], cs)
     _check_method(method, IMPULSE_METHODS)
     groups, n = _groups(model, cs, None)
     qd_minus = finite_vector(qd_minus, model.nv, "qd_minus")
     vt = np.zeros(n) if target_velocity is None else finite_vector(target_velocity, n, "target_velocity")
-    if method == "range_space_sparse" and _contacts_only(model, cs):
-        out = _contacts_range_space(model, cs, q, qd_minus, np.zeros(model.nv), None, data, True, vt)
-        if out is not None:
-            x, lam, res, ok = out
-            return ConstraintImpulseResult(x, lam, method, n, n, False, res, ok, cs)
     if _contacts_only(model, cs):
         q = vector(q, model.nq, "q")
         z = np.zeros(model.nv)

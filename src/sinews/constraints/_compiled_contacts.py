@@ -1,0 +1,147 @@
+"""The one-call compiled path of contacts-only sets (range-space method).
+
+A bound :class:`~sinews.constraints.ConstraintSet` made only of point contacts gets a
+:class:`CompiledContacts`: the model topology, the contact layout (per point: its link, its
+rows and the *support chain* of dofs from its link to the root, plus, per pair of points, the
+number of dofs their chains share) packed into one int64 array, and per workspace one float64
+array holding the model's ``mf``, the points and normals, a private tree workspace and the
+solver's scratch.  A call is then argument checks, one kernel call with 9 arguments
+(:func:`sinews.constraints._fast.contact_range_space`) and the result object.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from .. import _layout as LY
+from .._checks import finite_vector, state3
+from ..algorithms import NO_FORCES, link_forces
+from ..model import Data
+from . import _fast as F
+
+__all__ = ["CompiledContacts"]
+
+
+class CompiledContacts:
+    """Packed data of the compiled range-space path of one bound contacts-only set."""
+
+    def __init__(self, model, cs, batch):
+        c = model.compiled
+        self.model = model
+        self.cs = cs
+        self.nq, self.nv = c.nq, c.nv
+        nl, nv = c.nlinks, c.nv
+        npts = len(batch.link)
+        n = len(batch.rows)
+        self.rows = n
+        # support chain of each point: the dofs from its link's last dof to the root, deepest
+        # first (the dof parents lam only ever decrease)
+        chains = []
+        for k in batch.link:
+            ch = []
+            if k >= 0:
+                j = int(c.mi[k, LY.MI_IV] + c.mi[k, LY.MI_NV] - 1)
+                while j >= 0:
+                    ch.append(j)
+                    j = int(c.lam[j])
+            chains.append(ch)
+        cptr = np.concatenate([[0], np.cumsum([len(ch) for ch in chains])]).astype(np.int64)
+        chain = np.array([j for ch in chains for j in ch], dtype=np.int64)
+        # dofs shared by the chains of two points: a common suffix of both
+        common = np.zeros((npts, npts), dtype=np.int64)
+        for a in range(npts):
+            for b in range(npts):
+                sa, sb = set(chains[a]), set(chains[b])
+                common[a, b] = len(sa & sb)
+                # the shared dofs are exactly the last common[a, b] entries of chain a
+                assert set(chains[a][len(chains[a]) - common[a, b]:]) == sa & sb
+        maxm = max(1, max(len(ch) for ch in chains))
+        int_parts = [c.mi.reshape(-1), c.lam, batch.link, batch.point_ptr, cptr, chain, common.reshape(-1)]
+        ws0 = Data(model).ws
+        float_parts = [c.mf, batch.r_link_c.reshape(-1), batch.N_c.reshape(-1), ws0,
+                       np.zeros(n), np.zeros(n), np.zeros(n * maxm), np.zeros(n * maxm), np.zeros(n),
+                       np.zeros(nv * nv), np.zeros(nv), np.zeros(n * n), np.zeros(n), np.zeros(nv),
+                       np.zeros(nv)]
+        head = np.zeros(F.P_HEADER, dtype=np.int64)
+        head[[F.P_NL, F.P_NV, F.P_NPTS, F.P_NROWS]] = nl, nv, npts, n
+        o = F.P_HEADER
+        for slot, part in zip((F.P_MI, F.P_LAM, F.P_LINKS, F.P_PPTR, F.P_CPTR, F.P_CHAIN, F.P_COMMON), int_parts):
+            head[slot] = o
+            o += part.size
+        o = 0
+        offs = []
+        for part in float_parts:
+            offs.append(o)
+            o += part.size
+        slots = (F.P_MF, F.P_RLINK, F.P_N, F.P_WS, F.P_ALPHA2, F.P_BOTTOM, F.P_G, F.P_Y, F.P_GAMMA,
+                 F.P_H, F.P_Z, F.P_K, F.P_RHS, F.P_ZERO, F.P_C)
+        for slot, off in zip(slots, offs):
+            head[slot] = off
+        head[F.P_NMF] = c.mf.size
+        head[F.P_MAXM] = maxm
+        head[F.P_NWS] = ws0.size
+        self.pi = np.concatenate([head] + [np.asarray(p, dtype=np.int64).reshape(-1) for p in int_parts])
+        self.pi.flags.writeable = True
+        self._template = np.concatenate(float_parts)
+        self._alpha2 = slice(head[F.P_ALPHA2], head[F.P_ALPHA2] + n)
+        self._bottom = slice(head[F.P_BOTTOM], head[F.P_BOTTOM] + n)
+        # per-workspace arrays [ps, stabilisation version]; the last one used is kept at hand
+        self._scratch = weakref.WeakKeyDictionary()
+        self._last_data = None
+        self._last = None
+
+    def _scratch_for(self, data):
+        s = self._scratch.get(data)
+        if s is None:
+            s = [self._template.copy(), -1]
+            self._scratch[data] = s
+        self._last_data, self._last = data, s
+        return s
+
+    def _data(self, data):
+        if data is None:
+            return self.model.default_data
+        if type(data) is not Data or data.model is not self.model:
+            raise ValueError("data must be a sinews.Data created for this model (model.data())")
+        return data
+
+    def solve(self, q, v, tau, f_ext, data, impulse, target):
+        """``(x, mult, residual, converged)``, or ``None`` when the system is singular or
+        redundant (the general path then diagnoses it).  ``impulse``: ``v`` is ``qd_minus``,
+        ``tau`` is ignored, ``target`` the post-impact constraint velocity (``None``: zero)."""
+        names = ("q", "qd_minus", "qd_minus") if impulse else ("q", "v", "tau")
+        q, v, tau = state3(q, v, tau, self.nq, self.nv, names)
+        d = self.model.default_data if data is None else data
+        s = self._last if d is self._last_data else self._scratch_for(self._data(d))
+        ps = s[0]
+        cs = self.cs
+        if impulse:
+            flags = F.F_IMPULSE
+            fext = NO_FORCES
+            if target is None:
+                flags |= F.F_ZERO_TARGET
+            else:
+                ps[self._bottom] = finite_vector(target, self.rows, "target_velocity")
+        else:
+            if f_ext is None:
+                fext, flags = NO_FORCES, 0
+            else:
+                fext, flags = link_forces(self.model, d, f_ext)
+            if s[1] != cs.stabilisation_version:
+                # Baumgarte rows (contacts: phi = 0, phidot = G v, so only alpha enters)
+                alpha2 = ps[self._alpha2]
+                alpha2[:] = 0.0
+                for g in cs.groups:
+                    if g.baumgarte_enabled:
+                        alpha2[g.rows] = 2.0 * g.baumgarte_coefficients[0]
+                s[1] = cs.stabilisation_version
+        x = np.empty(self.nv)
+        mult = np.empty(self.rows)
+        code, res, ok = F.contact_range_space(q, v, tau, fext, self.pi, ps, x, mult, flags)
+        if code:
+            if code < 0:
+                raise ValueError(f"{(names + ('f_ext',))[-code - 1]} contains NaN or infinity")
+            return None
+        return x, mult, res, ok
