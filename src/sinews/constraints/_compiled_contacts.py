@@ -5,8 +5,16 @@ A bound :class:`~sinews.constraints.ConstraintSet` made only of point contacts g
 rows and the *support chain* of dofs from its link to the root, plus, per pair of points, the
 number of dofs their chains share) packed into one int64 array, and per workspace one float64
 array holding the model's ``mf``, the points and normals, a private tree workspace and the
-solver's scratch.  A call is then argument checks, one kernel call with 9 arguments
+solver's scratch.  A call is one kernel call with 9 arguments
 (:func:`sinews.constraints._fast.contact_range_space`) and the result object.
+
+Argument checking without a second pass over the arguments: once the kernel has been compiled
+for float64 C-contiguous writeable vectors, its dispatcher is sealed (``disable_compile``), so
+any other argument type (lists, read-only, strided, integer or 2-D arrays) raises ``TypeError``
+in Numba's dispatch instead of compiling a new specialisation; the call then converts the
+arguments with :func:`sinews._checks.state3` (which names a bad argument) and retries.  The
+kernel checks the lengths and finiteness itself and returns a code that is turned into the
+same ``ValueError`` as everywhere else.
 """
 
 from __future__ import annotations
@@ -81,6 +89,7 @@ class CompiledContacts:
             head[slot] = off
         head[F.P_NMF] = c.mf.size
         head[F.P_MAXM] = maxm
+        head[F.P_NQ] = c.nq
         head[F.P_NWS] = ws0.size
         self.pi = np.concatenate([head] + [np.asarray(p, dtype=np.int64).reshape(-1) for p in int_parts])
         self.pi.flags.writeable = True
@@ -111,8 +120,6 @@ class CompiledContacts:
         """``(x, mult, residual, converged)``, or ``None`` when the system is singular or
         redundant (the general path then diagnoses it).  ``impulse``: ``v`` is ``qd_minus``,
         ``tau`` is ignored, ``target`` the post-impact constraint velocity (``None``: zero)."""
-        names = ("q", "qd_minus", "qd_minus") if impulse else ("q", "v", "tau")
-        q, v, tau = state3(q, v, tau, self.nq, self.nv, names)
         d = self.model.default_data if data is None else data
         s = self._last if d is self._last_data else self._scratch_for(self._data(d))
         ps = s[0]
@@ -139,9 +146,34 @@ class CompiledContacts:
                 s[1] = cs.stabilisation_version
         x = np.empty(self.nv)
         mult = np.empty(self.rows)
-        code, res, ok = F.contact_range_space(q, v, tau, fext, self.pi, ps, x, mult, flags)
+        names = ("q", "qd_minus", "qd_minus") if impulse else ("q", "v", "tau")
+        try:
+            if not _sealed:
+                raise TypeError("first call")
+            code, res, ok = F.contact_range_space(q, v, tau, fext, self.pi, ps, x, mult, flags)
+        except TypeError:
+            code, res, ok = _checked_call(q, v, tau, fext, self.pi, ps, x, mult, flags, self.nq, self.nv, names)
         if code:
+            if code <= -11:  # a length: state3 raises the standard message
+                state3(q, v, tau, self.nq, self.nv, names)
             if code < 0:
                 raise ValueError(f"{(names + ('f_ext',))[-code - 1]} contains NaN or infinity")
             return None
         return x, mult, res, ok
+
+
+_sealed = False
+
+
+def _checked_call(q, v, tau, fext, pi, ps, x, mult, flags, nq, nv, names):
+    """The kernel call with converted arguments; the first one compiles (or loads from the
+    cache) the float64 specialisation and seals the dispatcher."""
+    global _sealed
+    q, v, tau = state3(q, v, tau, nq, nv, names)
+    if fext.dtype != np.float64 or not fext.flags.c_contiguous or not fext.flags.writeable:
+        fext = np.array(fext, dtype=np.float64, order="C")
+    out = F.contact_range_space(q, v, tau, fext, pi, ps, x, mult, flags)
+    if not _sealed:
+        F.contact_range_space.disable_compile()
+        _sealed = True
+    return out

@@ -275,6 +275,7 @@ P_MI, P_LAM, P_LINKS, P_PPTR, P_CPTR, P_CHAIN, P_COMMON = 4, 5, 6, 7, 8, 9, 10
 P_MF, P_NMF, P_RLINK, P_N, P_WS, P_NWS = 11, 12, 13, 14, 15, 16
 P_ALPHA2, P_BOTTOM, P_G, P_Y, P_GAMMA, P_H, P_Z, P_K, P_RHS, P_ZERO, P_C = 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27
 P_MAXM = 28  # longest support chain: G and Y are stored per row along its point's chain
+P_NQ = 29
 P_HEADER = 32
 
 # flags
@@ -386,8 +387,9 @@ def contact_range_space(q, v, tau, fext, pi, ps, x, mult, flags):
     4. ``z = L^-T (tau - C)`` (impulses: ``z = L qd_minus = L^-T H qd_minus``, no ``H v``),
        ``K mult = bottom - Y^T z`` by a small Cholesky, ``x = L^-1 (z + Y mult)``.
 
-    Returns ``(code, residual, converged)``: code 0, a negative input code (q, v, tau, f_ext),
-    1 (``H`` not positive definite), 2 (redundant rows) or 3 (not finite): then the caller
+    Returns ``(code, residual, converged)``: code 0, a negative input code (-1 to -4: q, v,
+    tau, f_ext not finite; -11 to -13: q, v, tau of the wrong length), 1 (``H`` not positive
+    definite), 2 (redundant rows) or 3 (not finite): then the caller
     takes the general path, which diagnoses the system; ``residual = max |G x - bottom|``."""
     nl = pi[P_NL]
     nv = pi[P_NV]
@@ -417,6 +419,12 @@ def contact_range_space(q, v, tau, fext, pi, ps, x, mult, flags):
     zero = ps[pi[P_ZERO] : pi[P_ZERO] + nv]
     C = ps[pi[P_C] : pi[P_C] + nv]
 
+    if q.shape[0] != pi[P_NQ]:
+        return -11, 0.0, False
+    if v.shape[0] != nv:
+        return -12, 0.0, False
+    if tau.shape[0] != nv:
+        return -13, 0.0, False
     impulse = (flags & F_IMPULSE) != 0
     if impulse:
         if K.check_finite(q) >= 0:
