@@ -211,3 +211,24 @@ def test_compiled_contacts_singular_sets_take_the_general_diagnosis():
     d = forward_dynamics_constraints(w, np.zeros(1), np.zeros(1), np.ones(1), cs, method="direct")
     assert r.least_squares and r.rank == 1
     np.testing.assert_allclose(r.qdd, d.qdd, atol=TOL, rtol=0)
+
+
+def test_compiled_contacts_unbound_set_is_bound_by_the_first_call_and_other_models_refused():
+    m = quadruped12()
+    cs = ConstraintSet()
+    for n in np.eye(3):
+        cs.add_contact_constraint("HR_shank", [0, 0, -0.25], n, name="HR")
+    q, v, tau = _state(m, np.random.default_rng(5))
+    assert cs._compiled is None and not cs.bound
+    r = forward_dynamics_constraints(m, q, v, tau, cs, method="range_space_sparse")
+    assert cs.bound and cs._compiled is not None and cs._compiled.model is m
+    ref = forward_dynamics_constraints(m, q, v, tau, cs, method="direct")
+    np.testing.assert_allclose(r.qdd, ref.qdd, atol=TOL, rtol=0)
+    cs2 = ConstraintSet()
+    cs2.add_contact_constraint("HR_shank", [0, 0, -0.25], (0, 0, 1))
+    imp = compute_constraint_impulses(m, q, v, cs2, method="range_space_sparse")
+    assert cs2._compiled is not None and imp.converged
+    with pytest.raises(ValueError, match="different model"):
+        forward_dynamics_constraints(quadruped12(), q, v, tau, cs, method="range_space_sparse")
+    with pytest.raises(ValueError, match="different model"):
+        compute_constraint_impulses(quadruped12(), q, v, cs, method="range_space_sparse")

@@ -100,6 +100,7 @@ class CompiledContacts:
         self._scratch = weakref.WeakKeyDictionary()
         self._last_data = None
         self._last = None
+        self._default = model.default_data
 
     def _scratch_for(self, data):
         s = self._scratch.get(data)
@@ -116,50 +117,75 @@ class CompiledContacts:
             raise ValueError("data must be a sinews.Data created for this model (model.data())")
         return data
 
-    def solve(self, q, v, tau, f_ext, data, impulse, target):
-        """``(x, mult, residual, converged)``, or ``None`` when the system is singular or
-        redundant (the general path then diagnoses it).  ``impulse``: ``v`` is ``qd_minus``,
-        ``tau`` is ignored, ``target`` the post-impact constraint velocity (``None``: zero)."""
-        d = self.model.default_data if data is None else data
-        s = self._last if d is self._last_data else self._scratch_for(self._data(d))
-        ps = s[0]
+    def _baumgarte(self, s):
+        """Refill the Baumgarte rows of a scratch (contacts: phi = 0, phidot = G v, so only
+        alpha enters: gamma_r -= 2 alpha G_r v)."""
         cs = self.cs
-        if impulse:
-            flags = F.F_IMPULSE
+        alpha2 = s[0][self._alpha2]
+        alpha2[:] = 0.0
+        for g in cs.groups:
+            if g.baumgarte_enabled:
+                alpha2[g.rows] = 2.0 * g.baumgarte_coefficients[0]
+        s[1] = cs.stabilisation_version
+
+    def _failed(self, code, q, v, tau, names):
+        """Raise the error of a negative kernel code; ``None`` for a singular system."""
+        if code <= -11:  # a length: state3 raises the standard message
+            state3(q, v, tau, self.nq, self.nv, names)
+        if code < 0:
+            raise ValueError(f"{(names + ('f_ext',))[-code - 1]} contains NaN or infinity")
+        return None
+
+    def dynamics(self, q, v, tau, f_ext, data):
+        """Forward dynamics: ``(qdd, multipliers, residual, converged)``, or ``None`` when the
+        system is singular or redundant (the general path then diagnoses it)."""
+        d = self._default if data is None else data
+        s = self._last if d is self._last_data else self._scratch_for(self._data(d))
+        if f_ext is None:
             fext = NO_FORCES
-            if target is None:
-                flags |= F.F_ZERO_TARGET
-            else:
-                ps[self._bottom] = finite_vector(target, self.rows, "target_velocity")
+            flags = 0
         else:
-            if f_ext is None:
-                fext, flags = NO_FORCES, 0
-            else:
-                fext, flags = link_forces(self.model, d, f_ext)
-            if s[1] != cs.stabilisation_version:
-                # Baumgarte rows (contacts: phi = 0, phidot = G v, so only alpha enters)
-                alpha2 = ps[self._alpha2]
-                alpha2[:] = 0.0
-                for g in cs.groups:
-                    if g.baumgarte_enabled:
-                        alpha2[g.rows] = 2.0 * g.baumgarte_coefficients[0]
-                s[1] = cs.stabilisation_version
+            fext, flags = link_forces(self.model, d, f_ext)
+        if s[1] != self.cs.stabilisation_version:
+            self._baumgarte(s)
         x = np.empty(self.nv)
         mult = np.empty(self.rows)
-        names = ("q", "qd_minus", "qd_minus") if impulse else ("q", "v", "tau")
         try:
             if not _sealed:
                 raise TypeError("first call")
-            code, res, ok = F.contact_range_space(q, v, tau, fext, self.pi, ps, x, mult, flags)
+            code, res, ok = F.contact_range_space(q, v, tau, fext, self.pi, s[0], x, mult, flags)
         except TypeError:
-            code, res, ok = _checked_call(q, v, tau, fext, self.pi, ps, x, mult, flags, self.nq, self.nv, names)
+            code, res, ok = _checked_call(q, v, tau, fext, self.pi, s[0], x, mult, flags, self.nq, self.nv, _FD)
         if code:
-            if code <= -11:  # a length: state3 raises the standard message
-                state3(q, v, tau, self.nq, self.nv, names)
-            if code < 0:
-                raise ValueError(f"{(names + ('f_ext',))[-code - 1]} contains NaN or infinity")
-            return None
+            return self._failed(code, q, v, tau, _FD)
         return x, mult, res, ok
+
+    def impulses(self, q, qd_minus, target, data):
+        """Impulses: ``(qd_plus, impulses, residual, converged)`` with ``G qd_plus = target``
+        (``None``: zero), or ``None`` when the system is singular or redundant."""
+        d = self._default if data is None else data
+        s = self._last if d is self._last_data else self._scratch_for(self._data(d))
+        flags = F.F_IMPULSE
+        if target is None:
+            flags |= F.F_ZERO_TARGET
+        else:
+            s[0][self._bottom] = finite_vector(target, self.rows, "target_velocity")
+        x = np.empty(self.nv)
+        mult = np.empty(self.rows)
+        try:
+            if not _sealed:
+                raise TypeError("first call")
+            code, res, ok = F.contact_range_space(q, qd_minus, qd_minus, NO_FORCES, self.pi, s[0], x, mult, flags)
+        except TypeError:
+            code, res, ok = _checked_call(q, qd_minus, qd_minus, NO_FORCES, self.pi, s[0], x, mult, flags,
+                                          self.nq, self.nv, _IMP)
+        if code:
+            return self._failed(code, q, qd_minus, qd_minus, _IMP)
+        return x, mult, res, ok
+
+
+_FD = ("q", "v", "tau")
+_IMP = ("q", "qd_minus", "qd_minus")
 
 
 _sealed = False

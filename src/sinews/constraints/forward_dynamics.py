@@ -148,7 +148,7 @@ def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=No
             fast = _groups(model, cs, None) and cs._compiled  # binds the set
         if fast is not None and fast.model is model:
             # bound contacts-only set: one compiled call (sinews.constraints._compiled_contacts)
-            out = fast.solve(q, v, tau, f_ext, data, False, None)
+            out = fast.dynamics(q, v, tau, f_ext, data)
             if out is not None:
                 n = fast.rows
                 return ConstrainedDynamicsResult(out[0], out[1], method, n, n, False, out[2], out[3], cs)

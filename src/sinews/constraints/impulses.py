@@ -73,7 +73,7 @@ def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_
             fast = _groups(model, cs, None) and cs._compiled  # binds the set
         if fast is not None and fast.model is model:
             # bound contacts-only set: one compiled call (sinews.constraints._compiled_contacts)
-            out = fast.solve(q, qd_minus, qd_minus, None, data, True, target_velocity)
+            out = fast.impulses(q, qd_minus, target_velocity, data)
             if out is not None:
                 n = fast.rows
                 return ConstraintImpulseResult(out[0], out[1], method, n, n, False, out[2], out[3], cs)
