@@ -8,6 +8,11 @@
   (``H = L^T L`` with the core's branch-sparse kernels, ``K = Y^T Y``, a small Cholesky) in
   one call.  It returns a non-zero code instead of raising; the caller then takes the general
   Python path, which diagnoses singular and redundant systems.
+* :func:`contact_system`: ``G``, ``gamma`` (Baumgarte included), ``H`` and ``tau - C`` of a
+  contacts-only set (the ``direct`` and ``null_space`` methods factorise them with SciPy).
+* :func:`contact_range_space`: the whole range-space forward dynamics or impulse solve of a
+  bound contacts-only set in one call, on rows stored along each contact point's support chain
+  (data packed by :class:`sinews.constraints._compiled_contacts.CompiledContacts`).
 """
 
 from __future__ import annotations
