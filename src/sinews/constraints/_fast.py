@@ -44,6 +44,67 @@ def contact_rows(q, v, mi, mf, ws, fext, links, r_link, point_ptr, N, G, gamma):
     return 0
 
 
+@njit(inline="always", cache=True)
+def _point_bias(ws, w, r0, r1, r2, g0, g1, g2, with_gamma):
+    """World position ``x`` of the point at link coordinates ``r`` on the link whose workspace
+    block starts at ``w``, and, with ``with_gamma``, its velocity-product acceleration
+    ``a = a_o + alpha x d + omega x (v_o + omega x d)`` (``d = x - o``) from the link's RNEA
+    velocity and acceleration at ``qdd = 0`` plus ``g`` (the RNEA base acceleration ``[0; -g]``
+    reaches every link as a pure linear ``-g``); ``a = 0`` otherwise.  Inlined: the workspace
+    is read in place."""
+    o00 = ws[w + WS_OR + 0]
+    o01 = ws[w + WS_OR + 1]
+    o02 = ws[w + WS_OR + 2]
+    o10 = ws[w + WS_OR + 3]
+    o11 = ws[w + WS_OR + 4]
+    o12 = ws[w + WS_OR + 5]
+    o20 = ws[w + WS_OR + 6]
+    o21 = ws[w + WS_OR + 7]
+    o22 = ws[w + WS_OR + 8]
+    d0 = o00 * r0 + o01 * r1 + o02 * r2
+    d1 = o10 * r0 + o11 * r1 + o12 * r2
+    d2 = o20 * r0 + o21 * r1 + o22 * r2
+    x0 = d0 + ws[w + WS_OP]
+    x1 = d1 + ws[w + WS_OP + 1]
+    x2 = d2 + ws[w + WS_OP + 2]
+    if not with_gamma:
+        return x0, x1, x2, 0.0, 0.0, 0.0
+    vl0 = ws[w + WS_V + 0]
+    vl1 = ws[w + WS_V + 1]
+    vl2 = ws[w + WS_V + 2]
+    vl3 = ws[w + WS_V + 3]
+    vl4 = ws[w + WS_V + 4]
+    vl5 = ws[w + WS_V + 5]
+    al0 = ws[w + WS_A + 0]
+    al1 = ws[w + WS_A + 1]
+    al2 = ws[w + WS_A + 2]
+    al3 = ws[w + WS_A + 3]
+    al4 = ws[w + WS_A + 4]
+    al5 = ws[w + WS_A + 5]
+    om0 = o00 * vl0 + o01 * vl1 + o02 * vl2
+    om1 = o10 * vl0 + o11 * vl1 + o12 * vl2
+    om2 = o20 * vl0 + o21 * vl1 + o22 * vl2
+    vo0 = o00 * vl3 + o01 * vl4 + o02 * vl5
+    vo1 = o10 * vl3 + o11 * vl4 + o12 * vl5
+    vo2 = o20 * vl3 + o21 * vl4 + o22 * vl5
+    aw0 = o00 * al0 + o01 * al1 + o02 * al2
+    aw1 = o10 * al0 + o11 * al1 + o12 * al2
+    aw2 = o20 * al0 + o21 * al1 + o22 * al2
+    ao0 = o00 * al3 + o01 * al4 + o02 * al5
+    ao1 = o10 * al3 + o11 * al4 + o12 * al5
+    ao2 = o20 * al3 + o21 * al4 + o22 * al5
+    c0 = om1 * d2 - om2 * d1
+    c1 = om2 * d0 - om0 * d2
+    c2 = om0 * d1 - om1 * d0
+    u0 = vo0 + c0
+    u1 = vo1 + c1
+    u2 = vo2 + c2
+    a0 = ao0 + g0 + (aw1 * d2 - aw2 * d1) + (om1 * u2 - om2 * u1)
+    a1 = ao1 + g1 + (aw2 * d0 - aw0 * d2) + (om2 * u0 - om0 * u2)
+    a2 = ao2 + g2 + (aw0 * d1 - aw1 * d0) + (om0 * u1 - om1 * u0)
+    return x0, x1, x2, a0, a1, a2
+
+
 @njit(cache=True)
 def _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, g0, g1, g2, with_gamma=True):
     """Contact rows from a workspace holding world poses, S, link velocities and the link
@@ -63,61 +124,9 @@ def _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, g0, g1, g2, wit
             for r in range(r0, r1):
                 gamma[r] = 0.0
             continue
-        w = k * WS_STRIDE
-        o00 = ws[w + WS_OR + 0]
-        o01 = ws[w + WS_OR + 1]
-        o02 = ws[w + WS_OR + 2]
-        o10 = ws[w + WS_OR + 3]
-        o11 = ws[w + WS_OR + 4]
-        o12 = ws[w + WS_OR + 5]
-        o20 = ws[w + WS_OR + 6]
-        o21 = ws[w + WS_OR + 7]
-        o22 = ws[w + WS_OR + 8]
-        x0 = o00 * r_link[p, 0] + o01 * r_link[p, 1] + o02 * r_link[p, 2]
-        x1 = o10 * r_link[p, 0] + o11 * r_link[p, 1] + o12 * r_link[p, 2]
-        x2 = o20 * r_link[p, 0] + o21 * r_link[p, 1] + o22 * r_link[p, 2]
-        d0 = x0
-        d1 = x1
-        d2 = x2
-        x0 += ws[w + WS_OP]
-        x1 += ws[w + WS_OP + 1]
-        x2 += ws[w + WS_OP + 2]
+        x0, x1, x2, a0, a1, a2 = _point_bias(ws, k * WS_STRIDE, r_link[p, 0], r_link[p, 1], r_link[p, 2],
+                                             g0, g1, g2, with_gamma)
         if with_gamma:
-            # world velocity and bias acceleration of the link
-            vl0 = ws[w + WS_V + 0]
-            vl1 = ws[w + WS_V + 1]
-            vl2 = ws[w + WS_V + 2]
-            vl3 = ws[w + WS_V + 3]
-            vl4 = ws[w + WS_V + 4]
-            vl5 = ws[w + WS_V + 5]
-            al0 = ws[w + WS_A + 0]
-            al1 = ws[w + WS_A + 1]
-            al2 = ws[w + WS_A + 2]
-            al3 = ws[w + WS_A + 3]
-            al4 = ws[w + WS_A + 4]
-            al5 = ws[w + WS_A + 5]
-            om0 = o00 * vl0 + o01 * vl1 + o02 * vl2
-            om1 = o10 * vl0 + o11 * vl1 + o12 * vl2
-            om2 = o20 * vl0 + o21 * vl1 + o22 * vl2
-            vo0 = o00 * vl3 + o01 * vl4 + o02 * vl5
-            vo1 = o10 * vl3 + o11 * vl4 + o12 * vl5
-            vo2 = o20 * vl3 + o21 * vl4 + o22 * vl5
-            aw0 = o00 * al0 + o01 * al1 + o02 * al2
-            aw1 = o10 * al0 + o11 * al1 + o12 * al2
-            aw2 = o20 * al0 + o21 * al1 + o22 * al2
-            ao0 = o00 * al3 + o01 * al4 + o02 * al5
-            ao1 = o10 * al3 + o11 * al4 + o12 * al5
-            ao2 = o20 * al3 + o21 * al4 + o22 * al5
-            # a = ao + alpha x d + omega x (vo + omega x d), d = x - o
-            c0 = om1 * d2 - om2 * d1
-            c1 = om2 * d0 - om0 * d2
-            c2 = om0 * d1 - om1 * d0
-            u0 = vo0 + c0
-            u1 = vo1 + c1
-            u2 = vo2 + c2
-            a0 = ao0 + g0 + (aw1 * d2 - aw2 * d1) + (om1 * u2 - om2 * u1)
-            a1 = ao1 + g1 + (aw2 * d0 - aw0 * d2) + (om2 * u0 - om0 * u2)
-            a2 = ao2 + g2 + (aw0 * d1 - aw1 * d0) + (om0 * u1 - om1 * u0)
             for r in range(r0, r1):
                 gamma[r] = -(N[r, 0] * a0 + N[r, 1] * a1 + N[r, 2] * a2)
         # support-chain Jacobian of the point's linear velocity
@@ -292,10 +301,9 @@ def _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Y, gamma
     """Contact rows on the support chains, stored along the chain:
     ``G[r, t] = Y[r, t] = n_r . (v_O,i + w_i x x_p)`` for the dof ``i = chain[cptr[p] + t]`` of
     the chain of point ``p`` (world-axes motion subspaces ``[w; v_O]`` at the world origin, left
-    in the U region by :func:`sinews._kernels.crba_core`); the other columns of ``G`` are zero.  With ``with_gamma``: ``gamma_r = -n_r . a_p`` from the RNEA link
-    velocities and accelerations at ``qdd = 0`` with gravity ``g`` (the base acceleration
-    ``[0; -g]`` reaches every link as a pure linear ``-g``, so the bias acceleration of the
-    point is the RNEA one plus ``g``)."""
+    in the U region by :func:`sinews._kernels.crba_core`); the other columns of ``G`` are zero.
+    With ``with_gamma``: ``gamma_r = -n_r . a_p`` with the bias acceleration ``a_p`` of
+    :func:`_point_bias`."""
     nl = mi.shape[0]
     s0 = nl * WS_STRIDE + 6 * nv
     g0 = mf[0]
@@ -309,57 +317,9 @@ def _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Y, gamma
             for r in range(r0, r1):
                 gamma[r] = 0.0
             continue
-        w = k * WS_STRIDE
-        o00 = ws[w + WS_OR + 0]
-        o01 = ws[w + WS_OR + 1]
-        o02 = ws[w + WS_OR + 2]
-        o10 = ws[w + WS_OR + 3]
-        o11 = ws[w + WS_OR + 4]
-        o12 = ws[w + WS_OR + 5]
-        o20 = ws[w + WS_OR + 6]
-        o21 = ws[w + WS_OR + 7]
-        o22 = ws[w + WS_OR + 8]
-        d0 = o00 * r_link[p, 0] + o01 * r_link[p, 1] + o02 * r_link[p, 2]
-        d1 = o10 * r_link[p, 0] + o11 * r_link[p, 1] + o12 * r_link[p, 2]
-        d2 = o20 * r_link[p, 0] + o21 * r_link[p, 1] + o22 * r_link[p, 2]
-        x0 = d0 + ws[w + WS_OP]
-        x1 = d1 + ws[w + WS_OP + 1]
-        x2 = d2 + ws[w + WS_OP + 2]
+        x0, x1, x2, a0, a1, a2 = _point_bias(ws, k * WS_STRIDE, r_link[p, 0], r_link[p, 1], r_link[p, 2],
+                                             g0, g1, g2, with_gamma)
         if with_gamma:
-            vl0 = ws[w + WS_V + 0]
-            vl1 = ws[w + WS_V + 1]
-            vl2 = ws[w + WS_V + 2]
-            vl3 = ws[w + WS_V + 3]
-            vl4 = ws[w + WS_V + 4]
-            vl5 = ws[w + WS_V + 5]
-            al0 = ws[w + WS_A + 0]
-            al1 = ws[w + WS_A + 1]
-            al2 = ws[w + WS_A + 2]
-            al3 = ws[w + WS_A + 3]
-            al4 = ws[w + WS_A + 4]
-            al5 = ws[w + WS_A + 5]
-            om0 = o00 * vl0 + o01 * vl1 + o02 * vl2
-            om1 = o10 * vl0 + o11 * vl1 + o12 * vl2
-            om2 = o20 * vl0 + o21 * vl1 + o22 * vl2
-            vo0 = o00 * vl3 + o01 * vl4 + o02 * vl5
-            vo1 = o10 * vl3 + o11 * vl4 + o12 * vl5
-            vo2 = o20 * vl3 + o21 * vl4 + o22 * vl5
-            aw0 = o00 * al0 + o01 * al1 + o02 * al2
-            aw1 = o10 * al0 + o11 * al1 + o12 * al2
-            aw2 = o20 * al0 + o21 * al1 + o22 * al2
-            ao0 = o00 * al3 + o01 * al4 + o02 * al5
-            ao1 = o10 * al3 + o11 * al4 + o12 * al5
-            ao2 = o20 * al3 + o21 * al4 + o22 * al5
-            # a = ao + alpha x d + omega x (vo + omega x d), d = x - o
-            c0 = om1 * d2 - om2 * d1
-            c1 = om2 * d0 - om0 * d2
-            c2 = om0 * d1 - om1 * d0
-            u0 = vo0 + c0
-            u1 = vo1 + c1
-            u2 = vo2 + c2
-            a0 = ao0 + g0 + (aw1 * d2 - aw2 * d1) + (om1 * u2 - om2 * u1)
-            a1 = ao1 + g1 + (aw2 * d0 - aw0 * d2) + (om2 * u0 - om0 * u2)
-            a2 = ao2 + g2 + (aw0 * d1 - aw1 * d0) + (om0 * u1 - om1 * u0)
             for r in range(r0, r1):
                 gamma[r] = -(N[r, 0] * a0 + N[r, 1] * a1 + N[r, 2] * a2)
         for r in range(r0, r1):
