@@ -179,6 +179,14 @@ def test_compiled_contacts_bad_input_names_the_argument():
     r = forward_dynamics_constraints(m, ro, list(v), tuple(tau), cs, method="range_space_sparse")
     ref = forward_dynamics_constraints(m, q, v, tau, cs, method="direct")
     np.testing.assert_allclose(r.qdd, ref.qdd, atol=TOL, rtol=0)
+    # a Fortran-ordered, read-only external force array is converted, not refused
+    F = np.asfortranarray(np.random.default_rng(2).normal(size=(m.nbodies, 6)))
+    F[0] = 0.0
+    F.flags.writeable = False
+    r = forward_dynamics_constraints(m, q, v, tau, cs, method="range_space_sparse", f_ext=F)
+    ref = forward_dynamics_constraints(m, q, v, tau, cs, method="direct", f_ext=np.array(F))
+    np.testing.assert_allclose(r.qdd, ref.qdd, atol=TOL, rtol=0)
+    np.testing.assert_allclose(r.multipliers, ref.multipliers, atol=TOL, rtol=0)
 
 
 def test_compiled_contacts_singular_sets_take_the_general_diagnosis():
