@@ -240,3 +240,56 @@ def test_compiled_contacts_unbound_set_is_bound_by_the_first_call_and_other_mode
         forward_dynamics_constraints(quadruped12(), q, v, tau, cs, method="range_space_sparse")
     with pytest.raises(ValueError, match="different model"):
         compute_constraint_impulses(quadruped12(), q, v, cs, method="range_space_sparse")
+
+
+def test_compiled_contacts_see_gravity_set_after_binding():
+    """Review finding: the packed data once held a copy of the model's gravity."""
+    rng = np.random.default_rng(0)
+    m = random_tree(4, 1, joint_types=["RX", "RY"])
+    cs = ConstraintSet()
+    cs.add_contact_constraint(3, [0.1, 0.2, 0.3], [0, 0, 1])
+    q, v, tau = _state(m, rng)
+    forward_dynamics_constraints(m, q, v, tau, cs, method="range_space_sparse")
+    m.gravity = (0.3, 0, -1.62)
+    fast = forward_dynamics_constraints(m, q, v, tau, cs, method="range_space_sparse")
+    ref = forward_dynamics_constraints(m, q, v, tau, cs, method="kokkevis")
+    np.testing.assert_allclose(fast.qdd, ref.qdd, atol=TOL, rtol=0)
+    np.testing.assert_allclose(fast.multipliers, ref.multipliers, atol=TOL, rtol=0)
+
+
+def test_compiled_contacts_accept_data_subclasses():
+    class MyData(sinews.Data):
+        pass
+
+    m = quadruped12()
+    cs = ConstraintSet()
+    cs.add_contact_constraint("FL_shank", [0, 0, -0.25], (0, 0, 1))
+    q, v, tau = _state(m, np.random.default_rng(1))
+    r = forward_dynamics_constraints(m, q, v, tau, cs, method="range_space_sparse", data=MyData(m))
+    ref = forward_dynamics_constraints(m, q, v, tau, cs, method="direct")
+    np.testing.assert_allclose(r.qdd, ref.qdd, atol=TOL, rtol=0)
+
+
+@pytest.mark.parametrize("method", ["direct", "range_space_sparse", "null_space", "kokkevis"])
+def test_a_contact_on_the_axis_of_its_only_joint_is_rank_deficient_not_converged_garbage(method):
+    """Review finding: a point on the axis of the only joint moving it gives a row of rounding
+    noise (~1e-17); relative rank tests accepted it and returned multipliers of ~1e19 marked
+    converged.  Such rows count as zero: a flagged least-squares answer, multiplier 0, the
+    free motion of the rest."""
+    m = random_tree(4, 1, joint_types=["RX", "RY"])
+    rng = np.random.default_rng(0)
+    q, v, tau = _state(m, rng)
+    cs = ConstraintSet()
+    cs.add_contact_constraint(4, [0.1, 0.0, 0.0], [0, 0, 1])
+    cs.bind(m)
+    G = constraint_jacobian(m, q, cs)
+    assert np.abs(G).max() < 1e-14  # the row is rounding noise
+    r = forward_dynamics_constraints(m, q, v, tau, cs, method=method)
+    assert r.least_squares and r.rank == 0
+    np.testing.assert_allclose(r.multipliers, 0.0, atol=0)
+    free = sinews.aba(m, q, v, tau)
+    np.testing.assert_allclose(r.qdd, free, atol=1e-9)
+    if method != "kokkevis":
+        imp = compute_constraint_impulses(m, q, v, cs, method=method)
+        assert imp.least_squares and np.all(imp.impulses == 0.0)
+        np.testing.assert_allclose(imp.qd_plus, v, atol=1e-12)

@@ -4,8 +4,8 @@ A bound :class:`~sinews.constraints.ConstraintSet` made only of point contacts g
 :class:`CompiledContacts`: the model topology, the contact layout (per point: its link, its
 rows and the *support chain* of dofs from its link to the root, plus, per pair of points, the
 number of dofs their chains share) packed into one int64 array, and per workspace one float64
-array holding the model's ``mf``, the points and normals, a private tree workspace and the
-solver's scratch.  A call is one kernel call with 9 arguments
+array holding the points and normals, a private tree workspace and the
+solver's scratch.  A call is one kernel call with 10 arguments
 (:func:`sinews.constraints._fast.contact_range_space`) and the result object.
 
 Argument checking without a second pass over the arguments: once the kernel has been compiled
@@ -68,7 +68,7 @@ class CompiledContacts:
         maxm = max(1, max(len(ch) for ch in chains))
         int_parts = [c.mi.reshape(-1), c.lam, batch.link, batch.point_ptr, cptr, chain, common.reshape(-1)]
         ws0 = Data(model).ws
-        float_parts = [c.mf, batch.r_link_c.reshape(-1), batch.N_c.reshape(-1), ws0,
+        float_parts = [batch.r_link_c.reshape(-1), batch.N_c.reshape(-1), ws0,
                        np.zeros(n), np.zeros(n), np.zeros(n * maxm), np.zeros(n * maxm), np.zeros(n),
                        np.zeros(nv * nv), np.zeros(nv), np.zeros(n * n), np.zeros(n), np.zeros(nv),
                        np.zeros(nv)]
@@ -83,23 +83,23 @@ class CompiledContacts:
         for part in float_parts:
             offs.append(o)
             o += part.size
-        slots = (F.P_MF, F.P_RLINK, F.P_N, F.P_WS, F.P_ALPHA2, F.P_BOTTOM, F.P_G, F.P_Y, F.P_GAMMA,
+        slots = (F.P_RLINK, F.P_N, F.P_WS, F.P_ALPHA2, F.P_BOTTOM, F.P_G, F.P_Y, F.P_GAMMA,
                  F.P_H, F.P_Z, F.P_K, F.P_RHS, F.P_ZERO, F.P_C)
         for slot, off in zip(slots, offs):
             head[slot] = off
-        head[F.P_NMF] = c.mf.size
         head[F.P_MAXM] = maxm
         head[F.P_NQ] = c.nq
         head[F.P_NWS] = ws0.size
         self.pi = np.concatenate([head] + [np.asarray(p, dtype=np.int64).reshape(-1) for p in int_parts])
-        self.pi.flags.writeable = True
+        self.mf = c.mf  # the model's own array: gravity set later is seen
         self._template = np.concatenate(float_parts)
         self._alpha2 = slice(head[F.P_ALPHA2], head[F.P_ALPHA2] + n)
         self._bottom = slice(head[F.P_BOTTOM], head[F.P_BOTTOM] + n)
         # per-workspace arrays [ps, stabilisation version]; the last one used is kept at hand
         self._scratch = weakref.WeakKeyDictionary()
-        self._last_data = None
-        self._last = None
+        # (workspace, scratch) of the last call, read as one object (threads with their own
+        # workspaces never pick up each other's scratch); holds the last workspace alive
+        self._last = (None, None)
         self._default = model.default_data
 
     def _scratch_for(self, data):
@@ -107,13 +107,13 @@ class CompiledContacts:
         if s is None:
             s = [self._template.copy(), -1]
             self._scratch[data] = s
-        self._last_data, self._last = data, s
+        self._last = (data, s)
         return s
 
     def _data(self, data):
         if data is None:
             return self.model.default_data
-        if type(data) is not Data or data.model is not self.model:
+        if not isinstance(data, Data) or data.model is not self.model:
             raise ValueError("data must be a sinews.Data created for this model (model.data())")
         return data
 
@@ -140,7 +140,8 @@ class CompiledContacts:
         """Forward dynamics: ``(qdd, multipliers, residual, converged)``, or ``None`` when the
         system is singular or redundant (the general path then diagnoses it)."""
         d = self._default if data is None else data
-        s = self._last if d is self._last_data else self._scratch_for(self._data(d))
+        last = self._last
+        s = last[1] if d is last[0] else self._scratch_for(self._data(d))
         if f_ext is None:
             fext = NO_FORCES
             flags = 0
@@ -153,9 +154,9 @@ class CompiledContacts:
         try:
             if not _sealed:
                 raise TypeError("first call")
-            code, res, ok = F.contact_range_space(q, v, tau, fext, self.pi, s[0], x, mult, flags)
+            code, res, ok = F.contact_range_space(q, v, tau, fext, self.pi, self.mf, s[0], x, mult, flags)
         except TypeError:
-            code, res, ok = _checked_call(q, v, tau, fext, self.pi, s[0], x, mult, flags, self.nq, self.nv, _FD)
+            code, res, ok = _checked_call(q, v, tau, fext, self.pi, self.mf, s[0], x, mult, flags, self.nq, self.nv, _FD)
         if code:
             return self._failed(code, q, v, tau, _FD)
         return x, mult, res, ok
@@ -164,7 +165,8 @@ class CompiledContacts:
         """Impulses: ``(qd_plus, impulses, residual, converged)`` with ``G qd_plus = target``
         (``None``: zero), or ``None`` when the system is singular or redundant."""
         d = self._default if data is None else data
-        s = self._last if d is self._last_data else self._scratch_for(self._data(d))
+        last = self._last
+        s = last[1] if d is last[0] else self._scratch_for(self._data(d))
         flags = F.F_IMPULSE
         if target is None:
             flags |= F.F_ZERO_TARGET
@@ -175,9 +177,9 @@ class CompiledContacts:
         try:
             if not _sealed:
                 raise TypeError("first call")
-            code, res, ok = F.contact_range_space(q, qd_minus, qd_minus, NO_FORCES, self.pi, s[0], x, mult, flags)
+            code, res, ok = F.contact_range_space(q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, s[0], x, mult, flags)
         except TypeError:
-            code, res, ok = _checked_call(q, qd_minus, qd_minus, NO_FORCES, self.pi, s[0], x, mult, flags,
+            code, res, ok = _checked_call(q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, s[0], x, mult, flags,
                                           self.nq, self.nv, _IMP)
         if code:
             return self._failed(code, q, qd_minus, qd_minus, _IMP)
@@ -191,14 +193,14 @@ _IMP = ("q", "qd_minus", "qd_minus")
 _sealed = False
 
 
-def _checked_call(q, v, tau, fext, pi, ps, x, mult, flags, nq, nv, names):
+def _checked_call(q, v, tau, fext, pi, mf, ps, x, mult, flags, nq, nv, names):
     """The kernel call with converted arguments; the first one compiles (or loads from the
     cache) the float64 specialisation and seals the dispatcher."""
     global _sealed
     q, v, tau = state3(q, v, tau, nq, nv, names)
     if fext.dtype != np.float64 or not fext.flags.c_contiguous or not fext.flags.writeable:
         fext = np.array(fext, dtype=np.float64, order="C")
-    out = F.contact_range_space(q, v, tau, fext, pi, ps, x, mult, flags)
+    out = F.contact_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags)
     if not _sealed:
         F.contact_range_space.disable_compile()
         _sealed = True

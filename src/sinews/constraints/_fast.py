@@ -26,6 +26,8 @@ from .. import _kernels as K
 from .._layout import MI_IV, MI_NV, MI_PARENT, MI_STRIDE, WS_A, WS_OP, WS_OR, WS_STRIDE, WS_V
 
 _CHOL_RTOL = 1e-12
+# rows of G below ZERO_ROW_RTOL * max(1, max |G|) are zero up to rounding (see _linalg)
+ZERO_ROW_RTOL = 1e-12
 
 
 @njit(cache=True)
@@ -280,13 +282,14 @@ def contact_system(q, v, tau, fext, fext_flag, mi, mf, ws, links, r_link, point_
 # The one-call compiled range-space path of contacts-only sets (forward dynamics and impulses).
 # Its arrays are packed by sinews.constraints._compiled_contacts.CompiledContacts: ``pi`` (int64,
 # static: model topology and the contact layout) and ``ps`` (float64, one per workspace: the
-# model's mf, contact points and normals, a private tree workspace and the solver's scratch).
-# Numba's call dispatch costs about 0.1 us per array argument, so the call takes 9.
+# contact points and normals, a private tree workspace and the solver's scratch); the model's
+# mf is passed as it is (gravity can change after binding).  Numba's call dispatch costs about
+# 0.1 us per array argument, so the call takes 10.
 
 # pi header: sizes, then offsets of the int regions in pi and of the float regions in ps
 P_NL, P_NV, P_NPTS, P_NROWS = 0, 1, 2, 3
 P_MI, P_LAM, P_LINKS, P_PPTR, P_CPTR, P_CHAIN, P_COMMON = 4, 5, 6, 7, 8, 9, 10
-P_MF, P_NMF, P_RLINK, P_N, P_WS, P_NWS = 11, 12, 13, 14, 15, 16
+P_RLINK, P_N, P_WS, P_NWS = 13, 14, 15, 16  # (11, 12: unused)
 P_ALPHA2, P_BOTTOM, P_G, P_Y, P_GAMMA, P_H, P_Z, P_K, P_RHS, P_ZERO, P_C = 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27
 P_MAXM = 28  # longest support chain: G and Y are stored per row along its point's chain
 P_NQ = 29
@@ -339,7 +342,7 @@ def _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Y, gamma
 
 
 @njit(cache=True)
-def contact_range_space(q, v, tau, fext, pi, ps, x, mult, flags):
+def contact_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
     """Forward dynamics (``flags & F_IMPULSE == 0``: ``v`` is the velocity) or impulses
     (``v`` is ``qd_minus``; the target ``G qd_plus`` is the bottom region of ``ps``, zeroed
     here with ``F_ZERO_TARGET``) of a contacts-only set by the range-space method, in one call:
@@ -367,7 +370,6 @@ def contact_range_space(q, v, tau, fext, pi, ps, x, mult, flags):
     cptr = pi[pi[P_CPTR] : pi[P_CPTR] + npts + 1]
     chain = pi[pi[P_CHAIN] : pi[P_CHAIN] + cptr[npts]]
     common = pi[pi[P_COMMON] : pi[P_COMMON] + npts * npts]
-    mf = ps[pi[P_MF] : pi[P_MF] + pi[P_NMF]]
     r_link = ps[pi[P_RLINK] : pi[P_RLINK] + 3 * npts].reshape((npts, 3))
     N = ps[pi[P_N] : pi[P_N] + 3 * n].reshape((n, 3))
     ws = ps[pi[P_WS] : pi[P_WS] + pi[P_NWS]]
@@ -419,6 +421,23 @@ def contact_range_space(q, v, tau, fext, pi, ps, x, mult, flags):
                         s += G[r, t] * v[chain[c0 + t]]
                     gamma[r] -= alpha2[r] * s
                 bottom[r] = gamma[r]
+    # a row that is zero up to rounding (a point on the axis of its only joint) is singular:
+    # the general path diagnoses it (same test as sinews.constraints._linalg.zero_tiny_rows)
+    gmax = 0.0
+    for p in range(npts):
+        for r in range(pptr[p], pptr[p + 1]):
+            for t in range(cptr[p + 1] - cptr[p]):
+                if abs(G[r, t]) > gmax:
+                    gmax = abs(G[r, t])
+    tiny = ZERO_ROW_RTOL * max(1.0, gmax)
+    for p in range(npts):
+        for r in range(pptr[p], pptr[p + 1]):
+            rmax = 0.0
+            for t in range(cptr[p + 1] - cptr[p]):
+                if abs(G[r, t]) > rmax:
+                    rmax = abs(G[r, t])
+            if not rmax > tiny:
+                return 2, 0.0, False
     # H = L^T L in place
     if K.ltl_factor(L, lam) != 0:
         return 1, 0.0, False

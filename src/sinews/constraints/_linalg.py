@@ -80,3 +80,27 @@ def sym_solve(A, b):
     x = x[:, 0]
     return x if np.all(np.isfinite(x)) else None
 
+
+# a row of G whose largest entry is below ZERO_ROW_RTOL * max(1, max |G|) is zero up to rounding
+ZERO_ROW_RTOL = 1e-12
+
+
+def zero_tiny_rows(G) -> np.ndarray:
+    """``G`` with rows that are zero up to rounding set to exactly zero (a copy when any is).
+
+    A contact point on the axis of the only joint that moves it gives a row of pure rounding
+    noise (~1e-17): every rank test that is relative to ``G`` or to ``G H^-1 G^T`` would accept
+    it as full rank when it is the largest row, and the solve would return multipliers of
+    ~1e19 marked as converged.  Zeroing it makes every method see the rank deficiency (a
+    flagged least-squares answer or a clear error).  The floor ``max(1, max |G|)`` is in the
+    units of ``G`` (metres per radian for contacts on revolute joints)."""
+    if not G.shape[0]:
+        return G
+    a = np.abs(G)
+    tiny = ZERO_ROW_RTOL * max(1.0, float(a.max()))
+    dead = a.max(axis=1) <= tiny
+    if not dead.any():
+        return G
+    G = G.copy()
+    G[dead] = 0.0
+    return G

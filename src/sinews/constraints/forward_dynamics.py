@@ -41,6 +41,7 @@ from ..rnea import nonlinear_effects
 from ..algorithms import get_data, link_forces
 from ._fast import contact_system, range_space
 from ._kinematics import ConstraintKinematics
+from ._linalg import zero_tiny_rows
 from .kkt_direct import solve_kkt
 from .kokkevis import solve_kokkevis
 from .null_space import solve_null_space
@@ -163,10 +164,11 @@ def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=No
         q = vector(q, model.nq, "q")
         v = vector(v, model.nv, "v")
         G, gamma, H, top = _contact_system(model, cs, q, v, tau, f_ext, d)
+        G = zero_tiny_rows(G)
         qdd, lam, info = _solve(model, method, H, G, top, gamma)
     else:
         kin = ConstraintKinematics(model, q, v, data)
-        G = _jacobian(kin, groups, n)
+        G = zero_tiny_rows(_jacobian(kin, groups, n))
         gamma = _gamma(kin, groups, n)
         if method == "kokkevis":
             qdd, lam, info = solve_kokkevis(model, kin, tau, cs, G, gamma, f_ext, data)

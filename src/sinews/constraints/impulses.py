@@ -24,6 +24,7 @@ import numpy as np
 from .._checks import finite_vector
 from ..crba import crba
 from ._kinematics import ConstraintKinematics
+from ._linalg import zero_tiny_rows
 from ..algorithms import get_data
 from .._checks import vector
 from .forward_dynamics import _check_method, _contact_system, _contacts_only, _residual, _solve
@@ -89,6 +90,7 @@ def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_
         kin = ConstraintKinematics(model, q, None, data)
         G = _jacobian(kin, groups, n)
         H = crba(model, kin.q, data)
+    G = zero_tiny_rows(G)
     x, lam, info = _solve(model, method, H, G, H @ qd_minus, vt)
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(lam))):
         raise ValueError(f"{method}: the solution is not finite (singular system)")
