@@ -39,21 +39,6 @@ class ContactBatch:
         self.point_ptr = np.concatenate([[0], np.cumsum([g.size for g in groups])]).astype(np.int64)
         self.r_link_c = np.ascontiguousarray(self.r_link)
         self.N_c = np.ascontiguousarray(self.N)
-        self.contiguous = bool(np.all(np.diff(self.rows) == 1)) and len(self.rows) > 0
-
-    def compiled_rows(self, model, q, v, data):
-        """``(G_rows, gamma_rows)`` of the contact rows by the compiled kernel."""
-        from ._fast import contact_rows
-
-        c = model.compiled
-        nr = len(self.rows)
-        G = np.empty((nr, c.nv))
-        gamma = np.empty(nr)
-        code = contact_rows(q, v, c.mi, c.mf, data.ws, data.fext_links, self.link, self.r_link_c,
-                            self.point_ptr, self.N_c, G, gamma)
-        if code:
-            raise ValueError(f"{('q', 'v')[-code - 1] if -code <= 2 else 'input'} contains NaN or infinity")
-        return G, gamma
 
     def _points(self, kin):
         k = self.safe_link

@@ -1,9 +1,5 @@
 """Compiled fast paths (Numba, compiled lazily on first use and cached on disk).
 
-* :func:`contact_rows`: ``G`` and ``gamma`` of every point-contact row of a set in one kernel
-  call: one tree pass (the core ``joint_pass`` + ``rnea`` kernels with ``a = 0`` and no gravity)
-  then, per contact point, the support-chain Jacobian and the classical bias acceleration.
-  Same formulas as :class:`~sinews.constraints.constraint.ContactConstraint`.
 * :func:`range_space` : the range-space solve of :mod:`sinews.constraints.range_space_sparse`
   (``H = L^T L`` with the core's branch-sparse kernels, ``K = Y^T Y``, a small Cholesky) in
   one call.  It returns a non-zero code instead of raising; the caller then takes the general
@@ -24,26 +20,8 @@ from numba import njit
 
 from .. import _kernels as K
 from .._layout import MI_IV, MI_NV, MI_PARENT, MI_STRIDE, WS_A, WS_OP, WS_OR, WS_STRIDE, WS_V
-
-_CHOL_RTOL = 1e-12
-# rows of G below ZERO_ROW_RTOL * max(1, max |G|) are zero up to rounding (see _linalg)
-ZERO_ROW_RTOL = 1e-12
-
-
-@njit(cache=True)
-def contact_rows(q, v, mi, mf, ws, fext, links, r_link, point_ptr, N, G, gamma):
-    """Fill ``G`` (rows x nv, zeroed here) and ``gamma`` for contact points ``p`` on links
-    ``links[p]`` (-1: fixed in the world) at link coordinates ``r_link[p]``, with rows
-    ``point_ptr[p]:point_ptr[p+1]`` along the world normals ``N``.  Returns 0 or the core's
-    negative input code."""
-    nv = G.shape[1]
-    tau = np.empty(nv)
-    K.joint_pass(q, v, mi, mf, ws, 2)
-    code = K.rnea(q, v, np.zeros(nv), fext, tau, mi, mf, ws, 2)
-    if code != 0:
-        return code
-    _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, 0.0, 0.0, 0.0)
-    return 0
+from ._linalg import CHOL_RTOL as _CHOL_RTOL  # the singularity tests of the general path
+from ._linalg import ZERO_ROW_RTOL
 
 
 @njit(inline="always", cache=True)
@@ -108,13 +86,11 @@ def _point_bias(ws, w, r0, r1, r2, g0, g1, g2, with_gamma):
 
 
 @njit(cache=True)
-def _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, g0, g1, g2, with_gamma=True):
-    """Contact rows from a workspace holding world poses, S, link velocities and the link
-    accelerations at ``qdd = 0`` of an RNEA run with gravity ``g`` (``g = 0``: without): the
-    base acceleration ``[0; -g]`` reaches every link as the pure linear ``R^T (-g)``, so the
-    velocity-product (bias) acceleration of a point is the RNEA one plus ``g``.
-    ``with_gamma=False`` fills ``G`` only (no velocities or accelerations are needed).
-    The workspace is indexed directly (no array slices: they cost reference counting)."""
+def _rows_from_ws(mi, mf, ws, links, r_link, point_ptr, N, G, gamma):
+    """Dense contact rows ``G`` (zeroed here) and ``gamma`` from a workspace holding world
+    poses, S, and the link velocities and accelerations at ``qdd = 0`` of an RNEA run with the
+    model's gravity (bias accelerations by :func:`_point_bias`).  The workspace is indexed
+    directly (no array slices: they cost reference counting)."""
     G[:, :] = 0.0
     nl = mi.shape[0]
     s_off = nl * WS_STRIDE
@@ -127,10 +103,9 @@ def _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, g0, g1, g2, wit
                 gamma[r] = 0.0
             continue
         x0, x1, x2, a0, a1, a2 = _point_bias(ws, k * WS_STRIDE, r_link[p, 0], r_link[p, 1], r_link[p, 2],
-                                             g0, g1, g2, with_gamma)
-        if with_gamma:
-            for r in range(r0, r1):
-                gamma[r] = -(N[r, 0] * a0 + N[r, 1] * a1 + N[r, 2] * a2)
+                                             mf[0], mf[1], mf[2], True)
+        for r in range(r0, r1):
+            gamma[r] = -(N[r, 0] * a0 + N[r, 1] * a1 + N[r, 2] * a2)
         # support-chain Jacobian of the point's linear velocity
         l = k
         while l >= 0:
@@ -251,7 +226,7 @@ def range_space(H, lam, G, top, bottom, x, mult):
 
 @njit(cache=True)
 def contact_system(q, v, tau, fext, fext_flag, mi, mf, ws, links, r_link, point_ptr, N, alpha2, G, gamma, H, rhs):
-    """Contact rows (:func:`contact_rows`) with the Baumgarte velocity terms
+    """Contact rows (:func:`_rows_from_ws`) with the Baumgarte velocity terms
     ``gamma_r -= alpha2_r (G_r v)``, then ``H`` (CRBA) and ``rhs = tau - C(q, v, f_ext)``
     (RNEA with ``a = 0``).  Returns 0 or a negative input code (q, v, tau, f_ext)."""
     # CRBA first (it leaves world poses and S in ws), then one RNEA with gravity and f_ext for
@@ -266,7 +241,7 @@ def contact_system(q, v, tau, fext, fext_flag, mi, mf, ws, links, r_link, point_
     K.crba_core(H, mi, mf, ws)
     C = np.empty(nv)
     K.rnea_core(zero, fext, C, mi, mf, ws, fext_flag)
-    _rows_from_ws(mi, ws, links, r_link, point_ptr, N, G, gamma, mf[0], mf[1], mf[2])
+    _rows_from_ws(mi, mf, ws, links, r_link, point_ptr, N, G, gamma)
     for r in range(G.shape[0]):
         if alpha2[r] != 0.0:
             s = 0.0
@@ -287,13 +262,12 @@ def contact_system(q, v, tau, fext, fext_flag, mi, mf, ws, links, r_link, point_
 # 0.1 us per array argument, so the call takes 10.
 
 # pi header: sizes, then offsets of the int regions in pi and of the float regions in ps
-P_NL, P_NV, P_NPTS, P_NROWS = 0, 1, 2, 3
-P_MI, P_LAM, P_LINKS, P_PPTR, P_CPTR, P_CHAIN, P_COMMON = 4, 5, 6, 7, 8, 9, 10
-P_RLINK, P_N, P_WS, P_NWS = 13, 14, 15, 16  # (11, 12: unused)
+P_NQ, P_NL, P_NV, P_NPTS, P_NROWS = 0, 1, 2, 3, 4
+P_MAXM = 5  # longest support chain: G and Y are stored per row along its point's chain
+P_MI, P_LAM, P_LINKS, P_PPTR, P_CPTR, P_CHAIN, P_COMMON = 6, 7, 8, 9, 10, 11, 12
+P_RLINK, P_N, P_WS, P_NWS = 13, 14, 15, 16
 P_ALPHA2, P_BOTTOM, P_G, P_Y, P_GAMMA, P_H, P_Z, P_K, P_RHS, P_ZERO, P_C = 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27
-P_MAXM = 28  # longest support chain: G and Y are stored per row along its point's chain
-P_NQ = 29
-P_HEADER = 32
+P_HEADER = 28
 
 # flags
 F_FEXT, F_IMPULSE, F_ZERO_TARGET = 1, 2, 4

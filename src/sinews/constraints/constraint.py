@@ -79,7 +79,6 @@ class Constraint:
         self.id = _check_user_id(id)
         self._baumgarte_enabled = bool(baumgarte)
         self._time_constant = _check_time_constant(time_constant)
-        self.stabilisation_version = 0  # bumped on every Baumgarte change (lets callers cache)
         self.index = -1
         self.row_start = -1
         self.set = None
@@ -92,9 +91,8 @@ class Constraint:
     @baumgarte_enabled.setter
     def baumgarte_enabled(self, value) -> None:
         self._baumgarte_enabled = bool(value)
-        self.stabilisation_version += 1
         if self.set is not None:
-            self.set.stabilisation_version += 1
+            self.set.stabilisation_version += 1  # lets the compiled path cache its rows
 
     @property
     def time_constant(self) -> float:
@@ -104,9 +102,8 @@ class Constraint:
     @time_constant.setter
     def time_constant(self, value) -> None:
         self._time_constant = _check_time_constant(value)
-        self.stabilisation_version += 1
         if self.set is not None:
-            self.set.stabilisation_version += 1
+            self.set.stabilisation_version += 1  # lets the compiled path cache its rows
 
     # ------------------------------------------------------------------ bookkeeping
     @property
