@@ -57,14 +57,16 @@ class CompiledContacts:
             chains.append(ch)
         cptr = np.concatenate([[0], np.cumsum([len(ch) for ch in chains])]).astype(np.int64)
         chain = np.array([j for ch in chains for j in ch], dtype=np.int64)
-        # dofs shared by the chains of two points: a common suffix of both
+        # dofs shared by the chains of two points: both are paths to the root of one tree, so
+        # what they share is their common tail (the path from their deepest common dof)
         common = np.zeros((npts, npts), dtype=np.int64)
         for a in range(npts):
             for b in range(npts):
-                sa, sb = set(chains[a]), set(chains[b])
-                common[a, b] = len(sa & sb)
-                # the shared dofs are exactly the last common[a, b] entries of chain a
-                assert set(chains[a][len(chains[a]) - common[a, b]:]) == sa & sb
+                ca, cb = chains[a], chains[b]
+                k = 0
+                while k < min(len(ca), len(cb)) and ca[-1 - k] == cb[-1 - k]:
+                    k += 1
+                common[a, b] = k
         maxm = max(1, max(len(ch) for ch in chains))
         int_parts = [c.mi.reshape(-1), c.lam, batch.link, batch.point_ptr, cptr, chain, common.reshape(-1)]
         ws0 = Data(model).ws
@@ -74,19 +76,10 @@ class CompiledContacts:
                        np.zeros(nv)]
         head = np.zeros(F.P_HEADER, dtype=np.int64)
         head[[F.P_NL, F.P_NV, F.P_NPTS, F.P_NROWS]] = nl, nv, npts, n
-        o = F.P_HEADER
-        for slot, part in zip((F.P_MI, F.P_LAM, F.P_LINKS, F.P_PPTR, F.P_CPTR, F.P_CHAIN, F.P_COMMON), int_parts):
-            head[slot] = o
-            o += part.size
-        o = 0
-        offs = []
-        for part in float_parts:
-            offs.append(o)
-            o += part.size
-        slots = (F.P_RLINK, F.P_N, F.P_WS, F.P_ALPHA2, F.P_BOTTOM, F.P_G, F.P_Y, F.P_GAMMA,
-                 F.P_H, F.P_Z, F.P_K, F.P_RHS, F.P_ZERO, F.P_C)
-        for slot, off in zip(slots, offs):
-            head[slot] = off
+        # offsets of the int regions in pi (after the header) and of the float regions in ps
+        head[[F.P_MI, F.P_LAM, F.P_LINKS, F.P_PPTR, F.P_CPTR, F.P_CHAIN, F.P_COMMON]] = _offsets(int_parts, F.P_HEADER)
+        head[[F.P_RLINK, F.P_N, F.P_WS, F.P_ALPHA2, F.P_BOTTOM, F.P_G, F.P_Y, F.P_GAMMA,
+              F.P_H, F.P_Z, F.P_K, F.P_RHS, F.P_ZERO, F.P_C]] = _offsets(float_parts, 0)
         head[F.P_MAXM] = maxm
         head[F.P_NQ] = c.nq
         head[F.P_NWS] = ws0.size
@@ -184,6 +177,11 @@ class CompiledContacts:
         if code:
             return self._failed(code, q, qd_minus, qd_minus, _IMP)
         return x, mult, res, ok
+
+
+def _offsets(parts, start):
+    """Start of each of ``parts`` laid end to end from ``start``."""
+    return start + np.concatenate([[0], np.cumsum([p.size for p in parts[:-1]])]).astype(np.int64)
 
 
 _FD = ("q", "v", "tau")

@@ -122,6 +122,16 @@ def _contact_system(model, cs, q, v, tau, f_ext, d):
     return G, gamma, H, top
 
 
+def _bind_compiled(model, cs):
+    """The compiled contacts path of ``cs`` after binding it to ``model`` if it is an unbound
+    :class:`ConstraintSet` (so that its first call takes the same path as the later ones);
+    ``None`` otherwise (the general path then checks ``cs`` and diagnoses the system)."""
+    if getattr(cs, "model", False) is not None:
+        return None
+    _groups(model, cs, None)
+    return cs._compiled
+
+
 def _solve(model, method, H, G, top, bottom):
     """``H x = top + G^T lambda``, ``G x = bottom`` by ``method`` (not Kokkevis)."""
     if method == "direct":
@@ -144,9 +154,7 @@ def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=No
     ``cs`` is bound to ``model`` on first use.
     """
     if method == "range_space_sparse":
-        fast = getattr(cs, "_compiled", None)
-        if fast is None and getattr(cs, "model", False) is None:
-            fast = _groups(model, cs, None) and cs._compiled  # binds the set
+        fast = getattr(cs, "_compiled", None) or _bind_compiled(model, cs)
         if fast is not None and fast.model is model:
             # bound contacts-only set: one compiled call (sinews.constraints._compiled_contacts)
             out = fast.dynamics(q, v, tau, f_ext, data)

@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import finite_vector
+from .._checks import finite_vector, vector
 from ..crba import crba
 from ._kinematics import ConstraintKinematics
 from ._linalg import zero_tiny_rows
 from ..algorithms import get_data
-from .._checks import vector
-from .forward_dynamics import _check_method, _contact_system, _contacts_only, _residual, _solve
+from .forward_dynamics import _bind_compiled, _check_method, _contact_system, _contacts_only, _residual, _solve
 from .system import _groups, _jacobian
 
 __all__ = ["ConstraintImpulseResult", "compute_constraint_impulses", "IMPULSE_METHODS"]
@@ -69,9 +68,7 @@ def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_
     ``target_velocity``: desired ``G qd_plus`` per row (RBDL's ``v_plus``), default zeros.
     """
     if method == "range_space_sparse":
-        fast = getattr(cs, "_compiled", None)
-        if fast is None and getattr(cs, "model", False) is None:
-            fast = _groups(model, cs, None) and cs._compiled  # binds the set
+        fast = getattr(cs, "_compiled", None) or _bind_compiled(model, cs)
         if fast is not None and fast.model is model:
             # bound contacts-only set: one compiled call (sinews.constraints._compiled_contacts)
             out = fast.impulses(q, qd_minus, target_velocity, data)
