@@ -6,6 +6,50 @@ import numpy as np
 
 _F64 = np.dtype(np.float64)
 
+#: The one rule for every array argument: real numeric dtypes only (signed/unsigned integers and
+#: floats).  Complex values are never truncated, and booleans, datetimes, timedeltas, strings and
+#: object arrays are refused instead of being reinterpreted as numbers.
+REAL_KINDS = frozenset("iuf")
+
+
+def real_dtype(a: np.ndarray, name: str) -> np.ndarray:
+    """Raise ``ValueError`` naming ``name`` unless ``a`` (an ndarray) has a real numeric dtype."""
+    kind = a.dtype.kind
+    if kind not in REAL_KINDS:
+        what = {"c": "complex values", "b": "booleans", "M": "datetimes", "m": "timedeltas",
+                "O": "Python objects", "U": "strings", "S": "bytes", "V": "structured records"}
+        raise ValueError(
+            f"{name} must contain real numbers, got {what.get(kind, 'dtype')} (dtype {a.dtype})"
+        )
+    return a
+
+
+def real_array(x, name: str, shape=None, ndim=None, finite: bool = True) -> np.ndarray:
+    """``x`` as a C-contiguous, writeable float64 array (a copy when it has to be).
+
+    Refuses anything but real numeric input (:data:`REAL_KINDS`), a shape other than ``shape``
+    (a tuple; ``None`` entries match any length) or a dimension other than ``ndim``, and, when
+    ``finite``, NaN and infinity; every error is a ``ValueError`` naming ``name``.
+    """
+    if not (type(x) is np.ndarray and x.dtype is _F64):
+        try:
+            a = np.asarray(x)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must be a real array: {exc}") from None
+        real_dtype(a, name)
+        x = a.astype(np.float64, order="C", copy=False)
+    if not (x.flags.c_contiguous and x.flags.writeable):
+        x = np.array(x, dtype=np.float64, order="C")
+    if ndim is not None and x.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array, got shape {x.shape}")
+    if shape is not None:
+        if x.ndim != len(shape) or any(s is not None and s != n for s, n in zip(shape, x.shape)):
+            want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+            raise ValueError(f"{name} must have shape {want}, got {x.shape}")
+    if finite and not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return x
+
 
 def vector(x, n: int, name: str) -> np.ndarray:
     """``x`` as a contiguous float64 vector of length ``n`` (ValueError naming ``name``)."""
@@ -35,12 +79,12 @@ def state3(x, y, z, nx: int, n: int, names) -> tuple:
 
 def _slow_vector(x, n: int, name: str) -> np.ndarray:
     if type(x) is not np.ndarray or x.dtype is not _F64 or not x.flags.c_contiguous:
-        if np.iscomplexobj(x):
-            raise ValueError(f"{name} must be real, got complex values")
         try:
-            x = np.ascontiguousarray(x, dtype=np.float64)
+            a = np.asarray(x)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{name} must be a real vector of length {n}: {exc}") from None
+        real_dtype(a, name)
+        x = np.ascontiguousarray(a, dtype=np.float64)
     if not x.flags.writeable:  # read-only inputs would make Numba compile a second kernel
         x = x.copy()
     if x.ndim != 1 or x.shape[0] != n:
@@ -64,17 +108,7 @@ def finite_vector(x, n: int, name: str) -> np.ndarray:
 
 
 def matrix(x, shape, name: str) -> np.ndarray:
-    if np.iscomplexobj(x):
-        raise ValueError(f"{name} must be real, got complex values")
-    try:
-        a = np.ascontiguousarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a real array of shape {shape}: {exc}") from None
-    if a.shape != tuple(shape):
-        raise ValueError(f"{name} must have shape {tuple(shape)}, got {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} contains NaN or infinity")
-    return a
+    return real_array(x, name, shape=tuple(shape))
 
 
 def raise_kernel_code(code: int, names=("q", "v", "a", "f_ext")):
