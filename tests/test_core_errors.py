@@ -30,12 +30,12 @@ def test_wrong_shape_tau(model):
 
 
 def test_wrong_dtype(model):
-    with pytest.raises(ValueError, match="q must be a real vector"):
+    with pytest.raises(ValueError, match="q must contain real numbers"):
         sinews.crba(model, np.array(["a", "b", "c"]))
 
 
 def test_complex_input_rejected(model):
-    with pytest.raises(ValueError, match="q must be real"):
+    with pytest.raises(ValueError, match="q must contain real numbers"):
         sinews.crba(model, np.zeros(3, dtype=complex) + 1j)
 
 

@@ -19,10 +19,11 @@ def check_model(model) -> Model:
 def get_data(model: Model, data: Data | None) -> Data:
     """The workspace to use: ``data`` (checked to belong to ``model``) or the model's default."""
     if data is None:
-        d = getattr(model, "_default_data", False)
-        if d:
-            return d
-        if d is False:
+        try:  # the calling thread's default workspace (Model.default_data), if it exists
+            return model._tls.data
+        except AttributeError:
+            pass
+        if not isinstance(model, Model):
             raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
         return model.default_data
     if type(model) is not Model and not isinstance(model, Model):

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import threading
+
 import numpy as np
 
 from . import _layout as L
@@ -72,7 +74,7 @@ class Model:
         self._nq = 0
         self._nv = 0
         self._compiled = None
-        self._default_data = None
+        self._tls = threading.local()  # per-thread default workspace (see default_data)
         self._gravity = np.zeros(3)
         self.gravity = gravity
 
@@ -234,10 +236,13 @@ class Model:
 
     @property
     def default_data(self) -> "Data":
-        """The workspace used when an algorithm is called without ``data=``."""
-        if self._default_data is None:
-            self._default_data = Data(self)
-        return self._default_data
+        """The workspace used when an algorithm is called without ``data=``: one per thread,
+        created on the thread's first call, so that calls without ``data=`` are safe from
+        several threads."""
+        d = getattr(self._tls, "data", None)
+        if d is None:
+            d = self._tls.data = Data(self)
+        return d
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:

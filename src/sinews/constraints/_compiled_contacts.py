@@ -93,7 +93,6 @@ class CompiledContacts:
         # (workspace, scratch) of the last call, read as one object (threads with their own
         # workspaces never pick up each other's scratch); holds the last workspace alive
         self._last = (None, None)
-        self._default = model.default_data
 
     def _scratch_for(self, data):
         s = self._scratch.get(data)
@@ -132,7 +131,7 @@ class CompiledContacts:
     def dynamics(self, q, v, tau, f_ext, data):
         """Forward dynamics: ``(qdd, multipliers, residual, converged)``, or ``None`` when the
         system is singular or redundant (the general path then diagnoses it)."""
-        d = self._default if data is None else data
+        d = self.model.default_data if data is None else data
         last = self._last
         s = last[1] if d is last[0] else self._scratch_for(self._data(d))
         if f_ext is None:
@@ -157,7 +156,7 @@ class CompiledContacts:
     def impulses(self, q, qd_minus, target, data):
         """Impulses: ``(qd_plus, impulses, residual, converged)`` with ``G qd_plus = target``
         (``None``: zero), or ``None`` when the system is singular or redundant."""
-        d = self._default if data is None else data
+        d = self.model.default_data if data is None else data
         last = self._last
         s = last[1] if d is last[0] else self._scratch_for(self._data(d))
         flags = F.F_IMPULSE
