@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-GROUPS = ("core", "constrained", "contact", "lcp")
+GROUPS = ("core", "constrained", "contact", "lcp", "scale")
 
 
 def main(argv=None):
