@@ -68,6 +68,8 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
     try:
         from pydrake.solvers import MathematicalProgram, MobyLcpSolver
     except ImportError:
@@ -106,8 +108,11 @@ def main(argv=None):
     if args.json:
         import json
 
-        with open(args.json, "w") as fh:
-            json.dump({"rows": rows}, fh, indent=2)
+        try:
+            with open(args.json, "w") as fh:
+                json.dump({"rows": rows}, fh, indent=2)
+        except OSError as exc:
+            parser.error(f"--json: cannot write {args.json}: {exc.strerror or exc}")
     return 0
 
 

@@ -47,7 +47,8 @@ import numpy as np
 from numba import njit
 
 from ._dense_lu import lu_factor, lu_solve, lu_solve_transposed
-from ._validation import as_vector, check_tolerance, lcp_data
+from ._validation import (as_matrix, as_vector, check_tolerance, count, flag, lcp_data,
+                          regularisation_schedule, regularised)
 from .result import EPS, LCPResult, _evaluate, make_result
 
 __all__ = ["solve_lemke", "solve_lemke_regularized", "moby_zero_tolerance",
@@ -55,20 +56,24 @@ __all__ = ["solve_lemke", "solve_lemke_regularized", "moby_zero_tolerance",
 
 
 def moby_zero_tolerance(M: np.ndarray) -> float:
-    """Drake's ``ComputeZeroTolerance``: n * max|M_ij| * 10 eps."""
-    M = np.asarray(M, dtype=float)
-    n = M.shape[0]
+    """Drake's ``ComputeZeroTolerance``: n * max|M_ij| * 10 eps (M square and finite)."""
+    return _zero_tolerance(as_matrix(M, "M", square=True))
+
+
+def _zero_tolerance(M: np.ndarray) -> float:
     if M.size == 0:
         return 0.0
-    return float(n * np.abs(M).max() * 10.0 * EPS)
+    return float(np.abs(M).max()) * (10.0 * EPS) * M.shape[0]
 
 
 def moby_pivot_tolerance(M: np.ndarray) -> float:
-    """Drake's default pivot tolerance: n * max(1, max|M_ij|) * eps."""
-    M = np.asarray(M, dtype=float)
-    n = M.shape[0]
+    """Drake's default pivot tolerance: n * max(1, max|M_ij|) * eps (M square and finite)."""
+    return _pivot_tolerance(as_matrix(M, "M", square=True))
+
+
+def _pivot_tolerance(M: np.ndarray) -> float:
     big = float(np.abs(M).max()) if M.size else 0.0
-    return float(n * max(1.0, big) * EPS)
+    return max(1.0, big) * EPS * M.shape[0]
 
 
 # Outcome codes of the pivoting kernel.
@@ -262,6 +267,9 @@ def _run_lemke(M: np.ndarray, q: np.ndarray, basis: np.ndarray, zero_tol: float,
         z = np.zeros(n)
         zmask = (basis >= n) & (basis < 2 * n)
         z[basis[zmask] - n] = x[zmask]
+        if not np.isfinite(z).all():
+            return (False, "numerical overflow: the basic values are not finite", np.zeros(n),
+                    pivots, pivots + 1)
         if code == SOLVED:
             return True, "solved", z, pivots, pivots + 1
         return True, "solved at the starting basis", z, 0, 0
@@ -285,11 +293,12 @@ def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
     M : (n, n) array. q : (n,) array.
     z0 : optional warm start; the complementary basis {z_j : z0_j > 0} is tried first (if its
         basis matrix is singular the cold start is used).
-    zero_tol, piv_tol : values <= 0 select Drake's defaults (see module docstring).
-    lexicographic : break ratio-test ties lexicographically (anti-cycling). Termination is
-        guaranteed from the cold start; a warm-start basis need not be lexicographically
+    zero_tol, piv_tol : finite numbers; values <= 0 select Drake's defaults (module docstring).
+    lexicographic : bool; break ratio-test ties lexicographically (anti-cycling). Termination
+        is guaranteed from the cold start; a warm-start basis need not be lexicographically
         positive, so there the rule is a tie-breaker only (the pivot cap still applies).
-    max_pivots : pivot limit (counted like ``pivots``), default min(1000, 50 n).
+    max_pivots : pivot limit (an integer >= 0, counted like ``pivots``), default
+        min(1000, 50 n).
 
     Returns an :class:`LCPResult`. ``pivots`` counts the pivots after the initial one that brings
     the artificial variable into the basis (Drake's count); ``iterations`` counts every basis
@@ -299,17 +308,14 @@ def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
     n = M.shape[0]
     zero_tol = check_tolerance(zero_tol, "zero_tol")
     piv_tol = check_tolerance(piv_tol, "piv_tol")
-    if zero_tol <= 0:
-        zero_tol = moby_zero_tolerance(M)
-    if piv_tol <= 0:
-        piv_tol = moby_pivot_tolerance(M)
-    if max_pivots is None:
-        max_pivots = min(1000, 50 * n)
-    elif int(max_pivots) < 0:
-        raise ValueError("max_pivots must be non-negative")
-    max_pivots = int(max_pivots)
+    lexicographic = flag(lexicographic, "lexicographic")
+    max_pivots = min(1000, 50 * n) if max_pivots is None else count(max_pivots, "max_pivots")
     if z0 is not None:
         z0 = as_vector(z0, "z0", n)
+    if zero_tol <= 0:
+        zero_tol = _zero_tolerance(M)
+    if piv_tol <= 0:
+        piv_tol = _pivot_tolerance(M)
     if n == 0:
         return make_result(M, q, np.zeros(0), True, "solved (empty problem)", 0, 0)
 
@@ -324,10 +330,12 @@ def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
                 Bg[var, r] = 1.0
             else:
                 Bg[:, r] = -M[:, var - n]
-        if np.linalg.cond(Bg) < 1.0 / EPS:
+        with np.errstate(all="ignore"):
+            well_conditioned = np.linalg.cond(Bg) < 1.0 / EPS
+        if well_conditioned:
             basis, warm = guess, True
     solved, status, z, pivots, changes = _run_lemke(M, q, basis, zero_tol, piv_tol,
-                                                     bool(lexicographic), max_pivots)
+                                                     lexicographic, max_pivots)
     if solved and changes == 0:
         status = ("solved from the warm-start basis" if warm
                   else "solved: trivial solution z = 0 (q >= 0)")
@@ -336,8 +344,9 @@ def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
 
 def _moby_accepts(M: np.ndarray, q: np.ndarray, z: np.ndarray, tol: float) -> bool:
     """Drake's acceptance test of the regularised wrappers (absolute tolerances)."""
-    w = M @ z + q
-    zw = z * w
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = M @ z + q
+        zw = z * w
     return bool(z.min() >= -tol and w.min() >= -tol and np.all((zw >= -tol) & (zw < tol)))
 
 
@@ -356,31 +365,31 @@ def solve_lemke_regularized(M, q, *, min_exp: int = -20, step_exp: int = 4, max_
       saying so; if none succeeded at all, z = 0.
 
     ``pivots`` is the total over all attempts; ``iterations`` is the number of attempts.
+    The exponents are integers (``step_exp`` >= 1). Exponents whose 10^k underflows to 0 (k <
+    -323) would repeat the unregularised attempt and are skipped; the schedule stops where 10^k
+    or M + 10^k I overflows, and the status of a failure says so.
     """
     M, q = lcp_data(M, q)
     n = M.shape[0]
     zero_tol = check_tolerance(zero_tol, "zero_tol")
     piv_tol = check_tolerance(piv_tol, "piv_tol")
-    for name, val in (("min_exp", min_exp), ("step_exp", step_exp), ("max_exp", max_exp)):
-        if not float(val) == int(val):
-            raise ValueError(f"{name} must be an integer")
-    if int(step_exp) <= 0:
-        raise ValueError("step_exp must be positive")
+    exponents, note = regularisation_schedule(min_exp, step_exp, max_exp)
     if n == 0:
         return make_result(M, q, np.zeros(0), True, "solved (empty problem)", 0, 0)
-    tol = zero_tol if zero_tol > 0 else moby_zero_tolerance(M)
+    tol = zero_tol if zero_tol > 0 else _zero_tolerance(M)
 
     total_pivots = 0
     attempts = 0
     fallback = None
-    eye = np.eye(n)
-    schedule = [None] + list(range(int(min_exp), int(max_exp), int(step_exp)))
-    for k in schedule:
-        MM = M if k is None else M + (10.0 ** k) * eye
+    for k in [None, *exponents]:
+        MM = M if k is None else regularised(M, k)
+        if MM is None:
+            note = f"M + 1e{k} I overflows; the schedule stopped there"
+            break
         solved, _, z, pivots, _ = _run_lemke(
             MM, q, np.arange(n, dtype=np.int64),
-            zero_tol if zero_tol > 0 else moby_zero_tolerance(MM),
-            piv_tol if piv_tol > 0 else moby_pivot_tolerance(MM),
+            zero_tol if zero_tol > 0 else _zero_tolerance(MM),
+            piv_tol if piv_tol > 0 else _pivot_tolerance(MM),
             False, min(1000, 50 * n))
         attempts += 1
         total_pivots += pivots
@@ -392,11 +401,12 @@ def solve_lemke_regularized(M, q, *, min_exp: int = -20, step_exp: int = 4, max_
                                    total_pivots, attempts)
             if fallback is None and moby_ok:
                 fallback = (z, label)
+    note = f" ({note})" if note else ""
     if fallback is not None:
         z, label = fallback
         return make_result(M, q, z, False,
                            f"only the regularised problem was solved ({label}); z does not "
-                           f"solve the original LCP", total_pivots, attempts)
+                           f"solve the original LCP{note}", total_pivots, attempts)
     return make_result(M, q, np.zeros(n), False,
-                       "Lemke failed for every regularisation in the schedule",
+                       f"Lemke failed for every regularisation in the schedule{note}",
                        total_pivots, attempts)

@@ -15,7 +15,8 @@ the natural residual of the complementarity conditions,
     r(z) = max_i | min(z_i, w_i) |     (together with z >= 0, always true here),
 
 checked after every sweep; it is zero exactly at a solution. The sweeps run in a Numba kernel
-(compiled lazily on first use, cached on disk).
+(compiled lazily on first use, cached on disk). An iterate that stops being finite (PGS diverges
+on some non-PSD matrices) ends the sweeps; that is reported as a failure with z = 0.
 """
 
 from __future__ import annotations
@@ -23,15 +24,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._validation import as_vector, check_tolerance, lcp_data
-from .result import LCPResult, default_check_tolerance, make_result
+from ._validation import as_vector, count, lcp_data, nonnegative, real_number
+from .result import LCPResult, make_result
 
 __all__ = ["solve_pgs"]
 
 
 @njit(cache=True)
 def _pgs_sweeps(M, q, z, omega, tol, max_iter):  # pragma: no cover - compiled
-    """Run PSOR sweeps on z in place; return (sweeps done, final natural residual)."""
+    """Run PSOR sweeps on z in place; return (sweeps done, final natural residual).
+
+    A non-finite iterate stops the sweeps with residual NaN."""
     n = q.shape[0]
     residual = np.inf
     for sweep in range(1, max_iter + 1):
@@ -46,6 +49,8 @@ def _pgs_sweeps(M, q, z, omega, tol, max_iter):  # pragma: no cover - compiled
             w = q[i]
             for j in range(n):
                 w += M[i, j] * z[j]
+            if not (abs(z[i]) < np.inf and abs(w) < np.inf):   # inf or NaN: diverged
+                return sweep, np.nan
             m = abs(min(z[i], w))
             if m > residual:
                 residual = m
@@ -63,22 +68,22 @@ def solve_pgs(M, q, z0=None, *, omega: float = 1.0, tol: float = 1e-10,
     M : (n, n) array with positive diagonal (symmetric positive (semi)definite for guaranteed
         convergence). q : (n,) array. z0 : optional starting point (projected onto z >= 0).
     omega : relaxation factor, 0 < omega < 2.
-    tol : stop when max_i |min(z_i, w_i)| <= tol.
-    max_iter : maximum number of sweeps.
+    tol : stop when max_i |min(z_i, w_i)| <= tol (a finite number >= 0). ``converged`` is
+        judged, as for every solver, by :func:`check_lcp` with its default tolerance, so a
+        ``tol`` looser than that stops early but is not reported as converged.
+    max_iter : maximum number of sweeps (an integer >= 0).
 
     ``iterations`` is the number of sweeps; ``pivots`` is 0. A matrix with a non-positive diagonal
-    entry cannot be swept; that is reported (converged=False), not raised.
+    entry cannot be swept, and an iterate can stop being finite (divergence); both are reported
+    (converged=False, z = 0), not raised.
     """
     M, q = lcp_data(M, q)
     n = M.shape[0]
-    omega = check_tolerance(omega, "omega")
+    omega = real_number(omega, "omega")
     if not 0.0 < omega < 2.0:
         raise ValueError(f"omega must lie in (0, 2), got {omega}")
-    tol = check_tolerance(tol, "tol")
-    if tol < 0:
-        raise ValueError("tol must be non-negative")
-    if int(max_iter) < 0:
-        raise ValueError("max_iter must be non-negative")
+    tol = nonnegative(tol, "tol")
+    max_iter = count(max_iter, "max_iter")
     z = np.zeros(n) if z0 is None else np.maximum(as_vector(z0, "z0", n), 0.0)
     if n == 0:
         return make_result(M, q, z, True, "solved (empty problem)", 0, 0)
@@ -86,11 +91,15 @@ def solve_pgs(M, q, z0=None, *, omega: float = 1.0, tol: float = 1e-10,
         return make_result(M, q, np.zeros(n), False,
                            "PGS needs a positive diagonal (M_ii <= 0 found)", 0, 0)
     M = np.ascontiguousarray(M)
-    sweeps, residual = _pgs_sweeps(M, q, z, omega, tol, int(max_iter))
+    sweeps, residual = _pgs_sweeps(M, q, z, omega, tol, max_iter)
+    if np.isnan(residual):
+        return make_result(M, q, np.zeros(n), False,
+                           f"PGS diverged: the iterate z or its w = M z + q stopped being "
+                           f"finite after {sweeps} sweeps", 0, sweeps)
     if residual <= tol:
-        # The checker's tolerance must be at least the stopping tolerance.
-        return make_result(M, q, z, True, "solved", 0, sweeps,
-                           tol=max(tol, default_check_tolerance(M, q)))
+        return make_result(M, q, z, True,
+                           f"solved (natural residual {residual:.3g} <= tol {tol:.3g})", 0,
+                           sweeps)
     return make_result(M, q, z, False,
                        f"sweep limit reached ({sweeps} sweeps, natural residual {residual:.3g} "
                        f"> tol {tol:.3g})", 0, sweeps)

@@ -29,24 +29,24 @@ the same iteration (see :func:`solve_principal_pivoting`); docs/lcp.md, deviatio
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-import scipy.linalg
+from scipy.linalg import lapack
 
-from ._validation import as_vector, check_tolerance, lcp_data
-from .lemke import moby_zero_tolerance
-from .result import LCPResult, check_lcp, make_result
+from ._validation import (as_vector, check_tolerance, count, flag, lcp_data,
+                          regularisation_schedule, regularised)
+from .lemke import _zero_tolerance
+from .result import LCPResult, _evaluate, make_result
 
 __all__ = ["solve_principal_pivoting", "solve_principal_pivoting_regularized"]
 
 
 def _solve_block(M_AA: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with np.errstate(all="ignore"):
-            lu = scipy.linalg.lu_factor(M_AA, check_finite=False)
-            return scipy.linalg.lu_solve(lu, rhs, check_finite=False)
+    """Partial-pivot LU solve without a singularity check (LAPACK getrf/getrs directly: a zero
+    pivot gives inf/NaN, and no warning is issued, so no process-wide warning filter has to be
+    changed, which would not be thread-safe)."""
+    lu, piv, _ = lapack.dgetrf(M_AA)
+    x, _ = lapack.dgetrs(lu, piv, rhs)
+    return x
 
 
 def solve_principal_pivoting(M, q, z0=None, *, zero_tol: float = -1.0,
@@ -64,22 +64,22 @@ def solve_principal_pivoting(M, q, z0=None, *, zero_tol: float = -1.0,
 
     ``pivots`` counts active-set changes (additions and removals); ``iterations`` the sub-system
     solves. A non-convergent run (possible for non-PSD M) is reported with z = 0.
+    ``zero_tol`` is a finite number (negative: the default), ``max_iter`` an integer >= 0
+    (default 2n), ``drake_compat`` a bool.
     """
     M, q = lcp_data(M, q)
     n = M.shape[0]
     zero_tol = check_tolerance(zero_tol, "zero_tol")
-    tol = zero_tol if zero_tol >= 0 else moby_zero_tolerance(M)
-    if max_iter is None:
-        max_iter = 2 * n
-    elif int(max_iter) < 0:
-        raise ValueError("max_iter must be non-negative")
-    max_iter = int(max_iter)
+    max_iter = 2 * n if max_iter is None else count(max_iter, "max_iter")
+    drake_compat = flag(drake_compat, "drake_compat")
+    if z0 is not None:
+        z0 = as_vector(z0, "z0", n)
+    tol = zero_tol if zero_tol >= 0 else _zero_tolerance(M)
     if n == 0:
         return make_result(M, q, np.zeros(0), True, "solved (empty problem)", 0, 0)
 
     pivots = 0
     if z0 is not None:
-        z0 = as_vector(z0, "z0", n)
         active = sorted(np.flatnonzero(np.abs(z0) >= tol).tolist())
     else:
         active = []
@@ -138,35 +138,41 @@ def solve_principal_pivoting_regularized(M, q, *, min_exp: int = -20, step_exp: 
 
     The schedule and the reporting follow :func:`sinews.lcp.solve_lemke_regularized`: the first
     attempt whose z solves the *original* problem is returned as converged; an answer that only
-    solves a regularised problem is returned with ``converged=False``.
+    solves a regularised problem is returned with ``converged=False``. The exponents are
+    integers (``step_exp`` >= 1); underflowing and overflowing regularisations are handled as
+    there.
     """
     M, q = lcp_data(M, q)
     n = M.shape[0]
     zero_tol = check_tolerance(zero_tol, "zero_tol")
-    if int(step_exp) <= 0:
-        raise ValueError("step_exp must be positive")
+    drake_compat = flag(drake_compat, "drake_compat")
+    exponents, note = regularisation_schedule(min_exp, step_exp, max_exp)
     if n == 0:
         return make_result(M, q, np.zeros(0), True, "solved (empty problem)", 0, 0)
     total_pivots = 0
     attempts = 0
     fallback = None
-    for k in [None] + list(range(int(min_exp), int(max_exp), int(step_exp))):
-        MM = M if k is None else M + (10.0 ** k) * np.eye(n)
+    for k in [None, *exponents]:
+        MM = M if k is None else regularised(M, k)
+        if MM is None:
+            note = f"M + 1e{k} I overflows; the schedule stopped there"
+            break
         res = solve_principal_pivoting(MM, q, zero_tol=zero_tol, drake_compat=drake_compat)
         attempts += 1
         total_pivots += res.pivots
         label = "no regularisation" if k is None else f"regularisation 1e{k} I"
         if res.converged:
-            if check_lcp(M, q, res.z).ok:
+            if _evaluate(M, q, res.z, None).ok:
                 return make_result(M, q, res.z, True, f"solved with {label}", total_pivots,
                                    attempts)
             if fallback is None:
                 fallback = (res.z, label)
+    note = f" ({note})" if note else ""
     if fallback is not None:
         z, label = fallback
         return make_result(M, q, z, False,
                            f"only the regularised problem was solved ({label}); z does not "
-                           f"solve the original LCP", total_pivots, attempts)
+                           f"solve the original LCP{note}", total_pivots, attempts)
     return make_result(M, q, np.zeros(n), False,
-                       "principal pivoting failed for every regularisation in the schedule",
-                       total_pivots, attempts)
+                       f"principal pivoting failed for every regularisation in the schedule"
+                       f"{note}", total_pivots, attempts)

@@ -11,7 +11,9 @@ solver computes the diagnostics of its :class:`LCPResult` with it, so a result m
 Measures (documented once, here):
 
 * ``feasibility  = max(0, -min z, -min w)``: the largest violation of z >= 0 or w >= 0;
-* ``complementarity = max_i |z_i w_i|``: the largest complementarity product (Drake's measure);
+* ``complementarity = max_i |z_i w_i|``: the largest complementarity product (Drake's measure;
+  reported only, and saturated at the largest float when the product overflows, which a correct
+  solution of data near 1e300 can do);
 * acceptance (``LCPCheck.ok``): ``feasibility <= tol`` and ``max_i min(|z_i|, |w_i|) <= tol``.
   The second test is the scale-free form of ``z_i w_i = 0``: it asks that in every pair one
   of the two is (within tol) zero, however large the other is. An absolute bound on the
@@ -25,9 +27,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import as_vector, lcp_data
+from ._validation import as_vector, lcp_data, optional_tolerance
 
 EPS = np.finfo(float).eps
+FLOAT_MAX = float(np.finfo(float).max)
 
 
 @dataclass(frozen=True)
@@ -109,27 +112,44 @@ def check_lcp(M, q, z, tol: float | None = None) -> LCPCheck:
     ----------
     M, q : the problem (validated: M square, q of matching length, finite).
     z : the candidate (length n, finite).
-    tol : acceptance tolerance; ``None`` selects ``sqrt(eps) * max(1, max|M|, max|q|)``.
+    tol : acceptance tolerance, a finite number >= 0; ``None`` selects
+        ``sqrt(eps) * max(1, max|M|, max|q|)``.
 
     Returns an :class:`LCPCheck` with w = M z + q and the measures defined in the module
-    docstring.
+    docstring. A z so large that w = M z + q overflows the float range cannot be checked and
+    is refused (``ValueError`` naming z).
     """
     M, q = lcp_data(M, q)
     z = as_vector(z, "z", M.shape[0])
-    return _evaluate(M, q, z, tol)
+    tol = optional_tolerance(tol, "tol")
+    chk = _evaluate(M, q, z, tol)
+    if not _finite(chk):
+        raise ValueError("z: w = M z + q overflows the float range (z too large for this M, "
+                         "q); the candidate cannot be checked")
+    return chk
+
+
+def _finite(chk: LCPCheck) -> bool:
+    """w (and with it every measure: z is finite) is finite."""
+    return bool(np.isfinite(chk.w).all())
 
 
 def _evaluate(M: np.ndarray, q: np.ndarray, z: np.ndarray, tol: float | None) -> LCPCheck:
-    """check_lcp without input validation (for already validated data)."""
+    """check_lcp without input validation (for already validated data).
+
+    Non-finite values (an overflowing M z, a diverged z) give NaN or inf measures and
+    ``ok = False``; they never raise."""
     if tol is None:
         tol = default_check_tolerance(M, q)
-    w = M @ z + q
-    if z.size == 0:
-        return LCPCheck(w, 0.0, 0.0, 0.0, float(tol), True)
-    feasibility = max(0.0, -float(z.min()), -float(w.min()))
-    complementarity = float(np.abs(z * w).max())
-    natural = float(np.minimum(np.abs(z), np.abs(w)).max())
-    ok = feasibility <= tol and natural <= tol
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = M @ z + q
+        if z.size == 0:
+            return LCPCheck(w, 0.0, 0.0, 0.0, float(tol), True)
+        zmin, wmin = -float(z.min()), -float(w.min())
+        feasibility = max(0.0, zmin, wmin) if zmin == zmin and wmin == wmin else np.nan
+        complementarity = min(float(np.abs(z * w).max()), FLOAT_MAX)   # NaN stays NaN
+        natural = float(np.minimum(np.abs(z), np.abs(w)).max())
+    ok = feasibility <= tol and natural <= tol and np.isfinite(w).all()
     return LCPCheck(w, complementarity, natural, feasibility, float(tol), bool(ok))
 
 
@@ -139,9 +159,17 @@ def make_result(M: np.ndarray, q: np.ndarray, z: np.ndarray, finished: bool, sta
 
     M, q, z must already be validated. ``finished`` is the solver's own claim of success;
     ``converged`` is that claim confirmed by the checker. A claim the checker rejects is
-    reported with the reason appended to status.
+    reported with the reason appended to status. A z for which w = M z + q overflows is a
+    failure: z = 0 is returned instead (as after a pivoting failure), so that every number in
+    the result is finite.
     """
     chk = _evaluate(M, q, z, tol)
+    if not _finite(chk):
+        z = np.zeros_like(z)
+        chk = _evaluate(M, q, z, tol)
+        finished = False
+        status = (f"numerical overflow: w = M z + q is not finite for the solver's z (its "
+                  f"status: {status}); z = 0 returned")
     converged = bool(finished and chk.ok)
     if finished and not chk.ok:
         status = (f"{status}, but the solution check failed (feasibility {chk.feasibility:.3g}, "
