@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 _F64 = np.dtype(np.float64)
@@ -111,7 +113,88 @@ def matrix(x, shape, name: str) -> np.ndarray:
     return real_array(x, name, shape=tuple(shape))
 
 
-def raise_kernel_code(code: int, names=("q", "v", "a", "f_ext")):
-    """Turn a kernel's negative return code into a ValueError naming the argument."""
-    if code < 0:
-        raise ValueError(f"{names[-code - 1]} contains NaN or infinity")
+#: Kernel return codes besides ``-1 - i`` ("argument i is not finite"): the result overflowed,
+#: and ``ZERO_QUATERNION - k``: the quaternion of kernel link ``k`` is zero or subnormal.
+NOT_FINITE = -20
+ZERO_QUATERNION = -1000
+#: Smallest accepted largest-|component| of a quaternion: the smallest normal double.  Below it
+#: (zero, or subnormal components with fewer than 53 significant bits) a quaternion does not
+#: define its rotation to double precision and is refused.
+QUAT_TINY = 2.2250738585072014e-308
+
+
+def raise_kernel_code(code: int, names=("q", "v", "a", "f_ext"), model=None):
+    """Turn a kernel's negative return code into a ValueError naming the argument (``model``,
+    when given, lets a zero-quaternion error name the joint's coordinates and body)."""
+    if code >= 0:
+        return
+    if code <= ZERO_QUATERNION:
+        raise ValueError(zero_quaternion_message(model, ZERO_QUATERNION - code))
+    if code == NOT_FINITE:
+        raise_overflow(names)
+    raise ValueError(f"{names[-code - 1]} contains NaN or infinity")
+
+
+class NonFiniteResultError(ValueError):
+    """A computation overflowed (its result is not finite) although its inputs were finite: some
+    of them, named in the message, are too large in magnitude.  A ``ValueError``."""
+
+
+def raise_overflow(names):
+    raise NonFiniteResultError(overflow_message(names))
+
+
+def overflow_message(names) -> str:
+    return (
+        f"the result is not finite (floating-point overflow): {', '.join(names)} (or the "
+        "model's masses, placements or gravity) are too large in magnitude"
+    )
+
+
+def zero_quaternion_message(model, link: int, name: str = "q") -> str:
+    """The error for a zero quaternion at kernel link ``link``."""
+    rule = ("a rotation needs a quaternion (x, y, z, w) whose largest |component| is at least "
+            "2.2e-308 (any finite norm above that is accepted)")
+    if model is None:
+        return f"{name} contains a zero (or subnormal) quaternion: {rule}"
+    from .joints import JT_FREEFLYER
+
+    c = model.compiled
+    i = int(c.mi[link, 2]) + (3 if int(c.mi[link, 1]) == JT_FREEFLYER else 0)
+    body = model.bodies[int(c.link_body[link])].name
+    return f"{name}[{i}:{i + 4}] is a zero (or subnormal) quaternion (joint of body {body!r}): {rule}"
+
+
+def real_scalar(x, name: str, finite: bool = True) -> float:
+    """``x`` as a Python float: a real number (int, float, NumPy integer or floating scalar, or
+    a 0-d array of those).  Booleans, complex numbers, strings and everything else raise a
+    ValueError naming ``name``; so do NaN and infinity when ``finite``."""
+    if type(x) is float:
+        v = x
+    elif (
+        (isinstance(x, (int, float)) and not isinstance(x, bool))
+        or (isinstance(x, (np.generic, np.ndarray)) and x.ndim == 0 and x.dtype.kind in REAL_KINDS)
+    ):  # (np.timedelta64 is an np.integer subclass: the dtype kind tells them apart)
+        try:
+            v = float(x)
+        except OverflowError:  # a Python int beyond the float range
+            raise ValueError(f"{name} is too large for a float, got {x!r}") from None
+    else:
+        kind = "a boolean" if isinstance(x, (bool, np.bool_)) else type(x).__name__
+        raise ValueError(f"{name} must be a real number, got {kind} {x!r}")
+    if finite and not math.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {v}")
+    return v
+
+
+def integer(x, name: str, minimum=None) -> int:
+    """``x`` as a Python int (an int, a NumPy integer or an integral float; never a bool)."""
+    if isinstance(x, (bool, np.bool_, np.timedelta64)) or not isinstance(x, (int, np.integer, float, np.floating)):
+        raise ValueError(f"{name} must be an integer, got {type(x).__name__} {x!r}")
+    if isinstance(x, (float, np.floating)):
+        if not (math.isfinite(x) and float(x).is_integer()):
+            raise ValueError(f"{name} must be an integer, got {x!r}")
+    n = int(x)
+    if minimum is not None and n < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {n}")
+    return n

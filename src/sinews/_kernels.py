@@ -47,6 +47,7 @@ from ._layout import (
     TMP_IA,
     TMP_UD,
 )
+from ._checks import NOT_FINITE, QUAT_TINY, ZERO_QUATERNION
 from .joints import JT_FREEFLYER, JT_HELICAL, JT_MULTIAXIS, JT_PRISMATIC, JT_REVOLUTE, JT_SPHERICAL
 
 # ----------------------------------------------------------------------------------------------
@@ -76,7 +77,23 @@ def _rodrigues(a0, a1, a2, c, s):
 
 @njit(inline="always", cache=True)
 def _quat_matrix(x, y, z, w):
-    s = 2.0 / (x * x + y * y + z * z + w * w)
+    """Rotation matrix of the quaternion (x, y, z, w) of any finite norm whose largest
+    |component| is at least QUAT_TINY.  A squared norm outside [1e-290, 1e290] (it would lose
+    precision or overflow) is first rescaled exactly, by a power of two that brings the largest
+    |component| into [0.5, 1); a zero or subnormal quaternion has no well-defined rotation:
+    ValueError (the public functions refuse it before, naming the joint)."""
+    n2 = x * x + y * y + z * z + w * w
+    if not (1e-290 < n2 < 1e290):
+        m = max(max(abs(x), abs(y)), max(abs(z), abs(w)))
+        if m < QUAT_TINY:
+            raise ValueError("q contains a zero (or subnormal) quaternion: a rotation needs a non-zero (x, y, z, w)")
+        e = -math.frexp(m)[1]
+        x = math.ldexp(x, e)
+        y = math.ldexp(y, e)
+        z = math.ldexp(z, e)
+        w = math.ldexp(w, e)
+        n2 = x * x + y * y + z * z + w * w
+    s = 2.0 / n2
     return (
         1.0 - s * (y * y + z * z),
         s * (x * y - z * w),
@@ -484,6 +501,31 @@ def check_finite(x):
 
 
 @njit(cache=True)
+def zero_quaternion(q, mi):
+    """Index of the first link whose joint quaternion (spherical, free-flyer) is zero or
+    subnormal (largest |component| < QUAT_TINY), or -1."""
+    for k in range(mi.shape[0]):
+        jt = mi[k, MI_TYPE]
+        if jt == JT_SPHERICAL or jt == JT_FREEFLYER:
+            i = mi[k, MI_IQ] + (3 if jt == JT_FREEFLYER else 0)
+            if max(max(abs(q[i]), abs(q[i + 1])), max(abs(q[i + 2]), abs(q[i + 3]))) < QUAT_TINY:
+                return k
+    return -1
+
+
+@njit(cache=True)
+def check_q(q, mi):
+    """0, -1 if q is not finite, or ``ZERO_QUATERNION - k`` if the quaternion of link k is zero
+    (see :func:`sinews._checks.raise_kernel_code`)."""
+    if check_finite(q) >= 0:
+        return -1
+    k = zero_quaternion(q, mi)
+    if k >= 0:
+        return ZERO_QUATERNION - k
+    return 0
+
+
+@njit(cache=True)
 def check_inputs(q, v, a, fext, use_fext):
     if check_finite(q) >= 0:
         return -1
@@ -506,12 +548,17 @@ def check_inputs(q, v, a, fext, use_fext):
 @njit(cache=True)
 def rnea(q, v, a, fext, tau, mi, mf, ws, flags):
     """tau = ID(q, v, a, fext).  flags & 1: use fext (nlinks x 6, link axes);
-    flags & 2: no gravity.  Returns 0, or -1/-2/-3/-4 if q/v/a/fext is not finite."""
+    flags & 2: no gravity.  Returns 0, -1/-2/-3/-4 if q/v/a/fext is not finite, a zero-quaternion
+    code (:func:`check_q`) or NOT_FINITE if the result overflowed."""
     code = check_inputs(q, v, a, fext, flags & 1)
+    if code == 0:
+        code = check_q(q, mi)
     if code != 0:
         return code
     joint_pass(q, v, mi, mf, ws, 1)
     rnea_core(a, fext, tau, mi, mf, ws, flags)
+    if check_finite(tau) >= 0:
+        return NOT_FINITE
     return 0
 
 
@@ -683,11 +730,23 @@ def crba(q, M, mi, mf, ws):
     composite inertias Ic_k (world) are plain sums over subtrees, motion subspaces S_k are
     mapped to world axes once, and M[j, i] = S_j . (Ic_k S_i) for every dof j on the path from
     link k (the link of dof i) to the root.  Writes the ancestor entries of M (both triangles);
-    other entries are left untouched (zero them once).  Returns 0, or -1 if q is not finite."""
-    if check_finite(q) >= 0:
-        return -1
+    other entries are left untouched (zero them once).  Returns 0, a :func:`check_q` code, or
+    NOT_FINITE if M overflowed."""
+    code = check_q(q, mi)
+    if code != 0:
+        return code
     joint_pass(q, q, mi, mf, ws, 2)
     crba_core(M, mi, mf, ws)
+    # the written entries: M[i, j] for dof j of the link of dof i or of one of its ancestors
+    # (the symmetric copies are equal)
+    for k in range(mi.shape[0]):
+        for i in range(mi[k, MI_IV], mi[k, MI_IV] + mi[k, MI_NV]):
+            l = k
+            while l >= 0:
+                for j in range(mi[l, MI_IV], mi[l, MI_IV] + mi[l, MI_NV]):
+                    if not math.isfinite(M[i, j]):
+                        return NOT_FINITE
+                l = mi[l, MI_PARENT]
     return 0
 
 
@@ -882,7 +941,8 @@ def _rot_gen(r00, r01, r02, r10, r11, r12, r20, r21, r22, g00, g01, g02, g10, g1
 def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
     """qdd = FD(q, v, tau, fext) by the articulated-body algorithm.  flags & 1: use fext;
     flags & 2: no gravity; flags & 4: ignore velocities (then qdd = M^-1 (tau + J^T fext)).
-    Returns 0, -1/-2/-3/-4 if q/v/tau/fext is not finite, or 1 + the index of a link whose
+    Returns 0, -1/-2/-3/-4 if q/v/tau/fext is not finite, a zero-quaternion code
+    (:func:`check_q`), NOT_FINITE if qdd overflowed, or 1 + the index of a link whose
     D = S^T IA S is not positive definite (a massless subtree)."""
     nl = mi.shape[0]
     nv = mi[nl - 1, MI_IV] + mi[nl - 1, MI_NV]
@@ -895,6 +955,8 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
     tD = tmp + TMP_D
     novel = flags & 4
     code = check_inputs(q, v, tau, fext, flags & 1)
+    if code == 0:
+        code = check_q(q, mi)
     if code != 0:
         return code
     joint_pass(q, v, mi, mf, ws, 0 if novel else 1)
@@ -1363,6 +1425,8 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
         ws[w + WS_A + 3] = av0
         ws[w + WS_A + 4] = av1
         ws[w + WS_A + 5] = av2
+    if check_finite(qdd) >= 0:
+        return NOT_FINITE
     return 0
 
 
@@ -1374,10 +1438,11 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
 def point_jacobian(q, link, x, world_point, J, mi, mf, ws):
     """6 x nv Jacobian in world axes of the point x (link coordinates, or world coordinates if
     ``world_point``) fixed on ``link``: rows 0-2 angular velocity, rows 3-5 the point's linear
-    velocity.  Only the ancestor columns are written.  Returns 0, -1 (q not finite) or -2
-    (x not finite)."""
-    if check_finite(q) >= 0:
-        return -1
+    velocity.  Only the ancestor columns are written.  Returns 0, -1 (q not finite), -2
+    (x not finite), a zero-quaternion code (:func:`check_q`) or NOT_FINITE (J overflowed)."""
+    code = check_q(q, mi)
+    if code != 0:
+        return code
     if check_finite(x) >= 0:
         return -2
     x0 = x[0]
@@ -1443,12 +1508,16 @@ def point_jacobian(q, link, x, world_point, J, mi, mf, ws):
             J[4, col] = o10 * sv0 + o11 * sv1 + o12 * sv2 + c1
             J[5, col] = o20 * sv0 + o21 * sv1 + o22 * sv2 + c2
         l = mi[l, MI_PARENT]
+    for r in range(6):
+        if check_finite(J[r]) >= 0:
+            return NOT_FINITE
     return 0
 
 
 @njit(cache=True)
 def com_jacobian(q, J, mi, mf, ws):
-    """3 x nv Jacobian of the centre of mass (world axes).  Returns the total mass."""
+    """3 x nv Jacobian of the centre of mass (world axes).  Returns the total mass (<= 0: no
+    mass), or NaN if J overflowed."""
     joint_pass(q, q, mi, mf, ws, 2)
     nl = mi.shape[0]
     s_off = nl * WS_STRIDE
@@ -1507,6 +1576,9 @@ def com_jacobian(q, J, mi, mf, ws):
             J[0, iv + i] = (ms * (l0 - a0) + b0) / total
             J[1, iv + i] = (ms * (l1 - a1) + b1) / total
             J[2, iv + i] = (ms * (l2 - a2) + b2) / total
+    for r in range(3):
+        if check_finite(J[r]) >= 0:
+            return math.nan
     return total
 
 
@@ -1587,14 +1659,15 @@ def _quat_exp_mul(x, y, z, w, p0, p1, p2):
     ry = w * by - x * bz + y * c + z * bx
     rz = w * bz + x * by - y * bx + z * c
     rw = w * c - x * bx - y * by - z * bz
-    n = math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw)
+    n = math.sqrt(rx * rx + ry * ry + rz * rz + rw * rw)  # ~1: the input is a unit quaternion
     return rx / n, ry / n, rz / n, rw / n
 
 
 @njit(cache=True)
 def integrate(q, v, dt, out, mi):
     """out = q (+) v dt: Euclidean coordinates move by v dt; quaternion joints follow the
-    constant body velocity (SO(3) exponential; SE(3) exponential for the free-flyer)."""
+    constant body velocity (SO(3) exponential; SE(3) exponential for the free-flyer).
+    Returns 0, or NOT_FINITE if ``out`` overflowed (huge ``v dt``)."""
     nl = mi.shape[0]
     for k in range(nl):
         jt = mi[k, MI_TYPE]
@@ -1644,3 +1717,6 @@ def integrate(q, v, dt, out, mi):
         else:
             for i in range(mi[k, MI_NV]):
                 out[iq + i] = q[iq + i] + v[iv + i] * dt
+    if check_finite(out) >= 0:
+        return NOT_FINITE
+    return 0

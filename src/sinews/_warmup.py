@@ -27,3 +27,5 @@ def warmup() -> None:
     sinews.com_jacobian(m, q)
     sinews.point_acceleration(m, q, v, v, 1)
     sinews.ltl_factor(m, sinews.crba(m, q)).solve(v)
+    sinews.mechanical_energy(m, q, v)  # the kinematics pass and its input check
+    sinews.normalize(m, sinews.integrate(m, q, v, 0.1))

@@ -31,10 +31,11 @@ def _run(model, d, q, v, tau, F, flags, out, names=("q", "v", "tau", "f_ext")):
     code = K.aba(q, v, tau, F, out, c.mi, c.mf, d.ws, flags)
     if code != 0:
         if code < 0:
-            raise_kernel_code(code, names)
+            raise_kernel_code(code, names, model)
         body = model.bodies[c.link_body[code - 1]].name
         raise ValueError(
-            f"the articulated inertia at body {body!r} is singular (a massless subtree): "
+            f"the articulated inertia at body {body!r} is singular (a massless subtree, a "
+            "subtree its joint cannot accelerate, or q too large for double precision): "
             "forward dynamics is undefined"
         )
     return out

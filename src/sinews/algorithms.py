@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import vector
+from ._checks import real_array, vector
 from .model import Data, Model
 
 NO_FORCES = np.zeros((1, 6))  # placeholder passed to kernels when there are no external forces
@@ -51,9 +51,11 @@ def link_forces(model: Model, data: Data, f_ext) -> tuple[np.ndarray, int]:
             F[model._resolve_body(key, "f_ext key")] += vector(wrench, 6, f"f_ext[{key!r}]")
     else:
         try:
-            F = np.asarray(f_ext, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"f_ext must be an ({nb}, 6) array of wrenches or a dict {{body: wrench}}") from None
+            F = real_array(f_ext, "f_ext", finite=False)
+        except ValueError as exc:
+            raise ValueError(
+                f"f_ext must be an ({nb}, 6) array of wrenches or a dict {{body: wrench}}: {exc}"
+            ) from None
         if F.shape != (nb, 6):
             raise ValueError(f"f_ext must have shape ({nb}, 6) (one wrench per body, world first), got {F.shape}")
     if not np.all(np.isfinite(F)):

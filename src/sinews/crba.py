@@ -29,5 +29,5 @@ def crba(model, q, data=None) -> np.ndarray:
     if c.nlinks:
         code = K.crba(q, M, c.mi, c.mf, d.ws)
         if code:
-            raise_kernel_code(code, ("q",))
+            raise_kernel_code(code, ("q",), model)
     return M

@@ -7,10 +7,12 @@ world origin height).  Source: Featherstone, RBDA section 6.1; RBDL ``CalcKineti
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _layout as L
-from ._checks import vector
+from ._checks import raise_overflow, vector
 from .algorithms import get_data
 from .kinematics import _com_terms, _kin
 
@@ -29,11 +31,17 @@ def kinetic_energy(model, q, v, data=None) -> float:
     m, h, _, _ = _com_terms(model, d)
     vel = d.link_view(L.WS_V, 6)
     w, vo = vel[:, :3], vel[:, 3:]
-    Io = np.array([I.inertia_origin for I in model.compiled.link_inertia])
+    Io = model.compiled.link_Io
     # v^T I v = w.Io w + 2 vo.(w x h)... with I v = [Io w + h x vo; m vo - h x w]
     n = np.einsum("kij,kj->ki", Io, w) + np.cross(h, vo)
     f = m[:, None] * vo - np.cross(h, w)
-    return 0.5 * float(np.sum(w * n) + np.sum(vo * f))
+    return _finite(0.5 * float(np.sum(w * n) + np.sum(vo * f)), ("q", "v"))
+
+
+def _finite(x: float, names) -> float:
+    if not math.isfinite(x):
+        raise_overflow(names)
+    return x
 
 
 def potential_energy(model, q, data=None) -> float:
@@ -46,9 +54,9 @@ def potential_energy(model, q, data=None) -> float:
     _kin(model, d, q)
     m, h, oR, op = _com_terms(model, d)
     first_moment = np.einsum("kij,kj->i", oR, h) + m @ op
-    return -float(model.gravity @ first_moment)
+    return _finite(-float(model.gravity @ first_moment), ("q",))
 
 
 def mechanical_energy(model, q, v, data=None) -> float:
     """``T + V``: conserved by passive motion without friction or impacts."""
-    return kinetic_energy(model, q, v, data) + potential_energy(model, q, data)
+    return _finite(kinetic_energy(model, q, v, data) + potential_energy(model, q, data), ("q", "v"))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import joints as J
+from ._checks import finite_vector, real_array
 from .model import Model
 from .spatial import SpatialInertia, Transform
 
@@ -64,6 +65,8 @@ def _joint_from_pin(jm):
 def from_pinocchio(pin_model) -> Model:
     """A sinews model equivalent to a Pinocchio ``Model``."""
     pin = _pin()
+    if not isinstance(pin_model, pin.Model):
+        raise ValueError(f"pin_model must be a pinocchio.Model, got {type(pin_model).__name__}")
     g = np.asarray(pin_model.gravity.linear, dtype=float)
     model = Model(gravity=g, name=str(pin_model.name) or "pinocchio")
     for i in range(1, pin_model.njoints):
@@ -126,6 +129,8 @@ def to_pinocchio(model: Model):
     """A Pinocchio ``Model`` equivalent to ``model`` (welded bodies become extra bodies
     appended to their movable ancestor, plus a frame of the same name)."""
     pin = _pin()
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
     c = model.compiled
     _require_depth_first(model)
     pm = pin.Model()
@@ -182,6 +187,8 @@ class PinocchioCoordinates:
     """Converts q, v (and tau, a) and Jacobians between sinews and Pinocchio orderings."""
 
     def __init__(self, model: Model):
+        if not isinstance(model, Model):
+            raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
         self.model = model
         perm = np.arange(model.nv)
         c = model.compiled
@@ -193,34 +200,41 @@ class PinocchioCoordinates:
 
     def q_to_pin(self, q):
         """Configuration in Pinocchio's layout (identical: a copy)."""
-        return np.asarray(q, dtype=float).copy()
+        return finite_vector(q, self.model.nq, "q").copy()
 
     def q_from_pin(self, q):
         """Configuration from Pinocchio's layout (identical: a copy)."""
-        return np.asarray(q, dtype=float).copy()
+        return finite_vector(q, self.model.nq, "q").copy()
 
     def v_from_pin(self, v_pin):
         """Velocity (or acceleration, torque) from Pinocchio's order."""
-        return np.asarray(v_pin, dtype=float)[self.perm]
+        return finite_vector(v_pin, self.model.nv, "v_pin")[self.perm]
 
     def v_to_pin(self, v):
         """Velocity (or acceleration, torque) in Pinocchio's order."""
         out = np.empty(self.model.nv)
-        out[self.perm] = np.asarray(v, dtype=float)
+        out[self.perm] = finite_vector(v, self.model.nv, "v")
         return out
 
     def matrix_from_pin(self, M_pin):
         """An nv x nv matrix (mass matrix) in sinews ordering."""
-        M_pin = np.asarray(M_pin)
+        nv = self.model.nv
+        M_pin = real_array(M_pin, "M_pin", shape=(nv, nv))
         return M_pin[np.ix_(self.perm, self.perm)]
 
     def columns_from_pin(self, J_pin):
         """Jacobian columns from Pinocchio's velocity order (rows unchanged)."""
-        J_pin = np.asarray(J_pin)
-        return J_pin.reshape(J_pin.shape[0], -1)[:, self.perm]
+        J_pin = real_array(J_pin, "J_pin")
+        if J_pin.ndim == 1 and self.model.nv == 1:  # Pinocchio returns a vector for one dof
+            J_pin = J_pin.reshape(-1, 1)
+        if J_pin.ndim != 2 or J_pin.shape[1] != self.model.nv:
+            raise ValueError(f"J_pin must have {self.model.nv} columns, got shape {J_pin.shape}")
+        return J_pin[:, self.perm]
 
     @staticmethod
     def rows6_from_pin(J_pin):
         """Swap Pinocchio's [linear; angular] rows to sinews' [angular; linear]."""
-        J_pin = np.asarray(J_pin)
+        J_pin = real_array(J_pin, "J_pin")
+        if J_pin.ndim not in (1, 2) or J_pin.shape[0] != 6:
+            raise ValueError(f"J_pin must have 6 rows, got shape {J_pin.shape}")
         return np.concatenate([J_pin[3:], J_pin[:3]], axis=0)

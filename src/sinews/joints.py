@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._checks import real_array, real_scalar
 from .spatial import unit_axis
 
 __all__ = [
@@ -85,6 +86,31 @@ class Joint:
     axis: np.ndarray = field(default_factory=lambda: np.zeros(3))
     pitch: float = 0.0
     axes: np.ndarray = field(default_factory=lambda: np.zeros((0, 6)))
+
+    def __post_init__(self):
+        # joints come from the factories below; this guards direct construction
+        if not isinstance(self.kind, str):
+            raise ValueError(f"kind must be a string, got {type(self.kind).__name__}")
+        shapes = {JT_REVOLUTE: (1, 1), JT_PRISMATIC: (1, 1), JT_HELICAL: (1, 1), JT_SPHERICAL: (4, 3),
+                  JT_FREEFLYER: (7, 6), JT_FIXED: (0, 0)}
+        if self.code == JT_MULTIAXIS:
+            a = real_array(self.axes, "axes")
+            want = (a.shape[0], a.shape[0]) if a.ndim == 2 and a.shape[1] == 6 and 1 <= a.shape[0] <= 6 else None
+        else:
+            want = shapes.get(self.code) if type(self.code) is int else None
+        if want is None or (self.nq, self.nv) != want:
+            raise ValueError("code, nq, nv and axes do not describe a joint: build joints with the "
+                             "factories of sinews.joints (Revolute, Spherical, MultiAxis, ...)")
+        axis = real_array(self.axis, "axis")
+        if axis.shape != (3,):
+            raise ValueError(f"axis must have shape (3,), got {axis.shape}")
+        if self.code in (JT_REVOLUTE, JT_PRISMATIC, JT_HELICAL) and abs(np.linalg.norm(axis) - 1.0) > 1e-9:
+            raise ValueError(f"axis must be a unit vector, got {axis.tolist()}")
+        object.__setattr__(self, "pitch", real_scalar(self.pitch, "pitch"))
+        for name, value in (("axis", axis), ("axes", a if self.code == JT_MULTIAXIS else None)):
+            if value is not None and not isinstance(getattr(self, name), np.ndarray):
+                value.setflags(write=False)
+                object.__setattr__(self, name, value)
 
     @property
     def axis_code(self) -> int:
@@ -144,9 +170,7 @@ def PrismaticZ() -> Joint:
 
 def Helical(axis=(0.0, 0.0, 1.0), pitch: float = 0.0) -> Joint:
     """Screw joint: rotation ``q`` about ``axis`` with translation ``pitch * q`` along it."""
-    pitch = float(pitch)
-    if not np.isfinite(pitch):
-        raise ValueError(f"pitch must be finite, got {pitch}")
+    pitch = real_scalar(pitch, "pitch")
     return Joint("Helical", JT_HELICAL, 1, 1, axis=unit_axis(axis, "axis"), pitch=pitch)
 
 
@@ -168,7 +192,9 @@ def MultiAxis(axes, kind: str = "MultiAxis") -> Joint:
     ``|omega| = 1`` (a rotation, a screw if ``omega . v != 0``) or ``omega = 0`` and ``|v| = 1``
     (a translation).
     """
-    a = np.asarray(axes, dtype=float)
+    if not isinstance(kind, str):
+        raise ValueError(f"kind must be a string, got {type(kind).__name__}")
+    a = real_array(axes, "axes", finite=False)
     if a.ndim == 1 and a.shape == (6,):
         a = a[None, :]
     if a.ndim != 2 or a.shape[1] != 6 or not 1 <= a.shape[0] <= 6:

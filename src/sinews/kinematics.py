@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _kernels as K
 from . import _layout as L
-from ._checks import raise_kernel_code, vector
+from ._checks import raise_overflow, raise_kernel_code, vector
 from .algorithms import get_data
 from .spatial import Transform
 
@@ -71,13 +71,34 @@ def _kin(model, d, q, v=None, mode=2):
     c = model.compiled
     if c.nlinks == 0:
         return
-    if K.check_finite(q) >= 0:
-        raise ValueError("q contains NaN or infinity")
+    code = K.check_q(q, c.mi)
+    if code:
+        raise_kernel_code(code, ("q",), model)
     if v is None:
         v = q
     elif K.check_finite(v) >= 0:
         raise ValueError("v contains NaN or infinity")
     K.joint_pass(q, v, c.mi, c.mf, d.ws, mode)
+
+
+def _ground(model, q, **vectors):
+    """Checks for a point on the ground (no kernel runs): ``q`` as the kernels check it and
+    the other ``vectors`` (by name) finite."""
+    c = model.compiled
+    if c.nlinks:
+        code = K.check_q(q, c.mi)
+        if code:
+            raise_kernel_code(code, ("q",), model)
+    for name, x in vectors.items():
+        if K.check_finite(x) >= 0:
+            raise ValueError(f"{name} contains NaN or infinity")
+
+
+def _finite(x, names):
+    """``x`` if all its values are finite, else ValueError: the inputs ``names`` overflowed it."""
+    if not np.isfinite(x).all():
+        raise_overflow(names)
+    return x
 
 
 def _link_world(model, d):
@@ -115,6 +136,8 @@ def forward_kinematics(model, q, data=None) -> Placements:
         frame_p = p[fb] + np.einsum("bij,bj->bi", R[fb], fp)
     else:
         frame_R, frame_p = np.zeros((0, 3, 3)), np.zeros((0, 3))
+    if K.check_finite(p.reshape(-1)) >= 0 or K.check_finite(np.ascontiguousarray(frame_p).reshape(-1)) >= 0:
+        raise_overflow(("q",))
     return Placements(R, p, frame_R, frame_p, model)
 
 
@@ -144,10 +167,11 @@ def point_position(model, q, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarr
     q = _q(model, q)
     k, r = _link_point(model, body, point)
     if k < 0:
+        _ground(model, q)
         return r.copy()
     _kin(model, d, q)
     oR, op = _link_world(model, d)
-    return oR[k] @ r + op[k]
+    return _finite(oR[k] @ r + op[k], ("q", "point"))
 
 
 def _link_motion(model, d, q, v, a, k):
@@ -159,7 +183,7 @@ def _link_motion(model, d, q, v, a, k):
     else:
         _kin(model, d, q, v, 2)  # world poses
         tau = np.empty(c.nv)
-        raise_kernel_code(K.rnea(q, v, a, d.fext_links, tau, c.mi, c.mf, d.ws, 2), ("q", "v", "a"))
+        raise_kernel_code(K.rnea(q, v, a, d.fext_links, tau, c.mi, c.mf, d.ws, 2), ("q", "v", "a"), model)
         acc = d.link_view(L.WS_A, 6)[k].copy()
     vel = d.link_view(L.WS_V, 6)[k].copy()
     oR, op = _link_world(model, d)
@@ -173,10 +197,11 @@ def point_velocity_6d(model, q, v, body, point=(0.0, 0.0, 0.0), data=None) -> np
     v = vector(v, model.nv, "v")
     k, r = _link_point(model, body, point)
     if k < 0:
+        _ground(model, q, v=v)
         return np.zeros(6)
     vel, _, R, _ = _link_motion(model, d, q, v, None, k)
     w, vo = vel[:3], vel[3:]
-    return np.concatenate([R @ w, R @ (vo + np.cross(w, r))])
+    return _finite(np.concatenate([R @ w, R @ (vo + np.cross(w, r))]), ("q", "v", "point"))
 
 
 def point_velocity(model, q, v, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarray:
@@ -193,12 +218,13 @@ def point_acceleration_6d(model, q, v, a, body, point=(0.0, 0.0, 0.0), data=None
     a = vector(a, model.nv, "a")
     k, r = _link_point(model, body, point)
     if k < 0:
+        _ground(model, q, v=v, a=a)
         return np.zeros(6)
     vel, acc, R, _ = _link_motion(model, d, q, v, a, k)
     w, vo = vel[:3], vel[3:]
     al, ao = acc[:3], acc[3:]
     a_point = ao + np.cross(al, r) + np.cross(w, vo + np.cross(w, r))
-    return np.concatenate([R @ al, R @ a_point])
+    return _finite(np.concatenate([R @ al, R @ a_point]), ("q", "v", "a", "point"))
 
 
 def point_acceleration(model, q, v, a, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarray:
@@ -212,7 +238,9 @@ def _jacobian6(model, d, q, k, x, world_point):
     if k >= 0:
         code = K.point_jacobian(q, k, x, world_point, J, c.mi, c.mf, d.ws)
         if code:
-            raise ValueError("q contains NaN or infinity" if code == -1 else "point contains NaN or infinity")
+            raise_kernel_code(code, ("q", "point"), model)
+    else:  # a point on the ground: J = 0, but the arguments are still checked
+        _ground(model, q, point=x)
     return J
 
 
@@ -241,7 +269,7 @@ def body_jacobian(model, q, body, frame: str = "local", data=None) -> np.ndarray
     c = model.compiled
     b = model._resolve_body(body, "body")
     k = int(c.link_of_body[b])
-    if frame not in ("local", "world", "local_world_aligned"):
+    if not (isinstance(frame, str) and frame in ("local", "world", "local_world_aligned")):
         raise ValueError(f"frame must be 'local', 'world' or 'local_world_aligned', got {frame!r}")
     if frame == "world":
         return _jacobian6(model, d, q, k, np.zeros(3), True)
@@ -256,9 +284,7 @@ def body_jacobian(model, q, body, frame: str = "local", data=None) -> np.ndarray
 def _com_terms(model, d):
     c = model.compiled
     oR, op = _link_world(model, d)
-    masses = np.array([I.mass for I in c.link_inertia])
-    h = np.array([I.mass * I.com for I in c.link_inertia]).reshape(-1, 3)
-    return masses, h, oR, op
+    return c.link_mass, c.link_h, oR, op
 
 
 def center_of_mass(model, q, data=None) -> np.ndarray:
@@ -272,7 +298,7 @@ def center_of_mass(model, q, data=None) -> np.ndarray:
     total = m.sum()
     if total <= 0:
         raise ValueError("the model has no mass")
-    return (np.einsum("kij,kj->i", oR, h) + m @ op) / total
+    return _finite((np.einsum("kij,kj->i", oR, h) + m @ op) / total, ("q",))
 
 
 def com_velocity(model, q, v, data=None) -> np.ndarray:
@@ -288,7 +314,7 @@ def com_velocity(model, q, v, data=None) -> np.ndarray:
     vel = d.link_view(L.WS_V, 6)
     # sum_k m_k (v_o + w x c) = m v_o + w x h (link axes), then to world
     local = m[:, None] * vel[:, 3:] + np.cross(vel[:, :3], h)
-    return np.einsum("kij,kj->i", oR, local) / total
+    return _finite(np.einsum("kij,kj->i", oR, local) / total, ("q", "v"))
 
 
 def com_jacobian(model, q, data=None) -> np.ndarray:
@@ -297,9 +323,14 @@ def com_jacobian(model, q, data=None) -> np.ndarray:
     q = _q(model, q)
     c = model.compiled
     J = np.zeros((3, c.nv))
-    if K.check_finite(q) >= 0:
-        raise ValueError("q contains NaN or infinity")
-    total = K.com_jacobian(q, J, c.mi, c.mf, d.ws) if c.nlinks else 0.0
-    if total <= 0:
+    total = 0.0
+    if c.nlinks:
+        code = K.check_q(q, c.mi)
+        if code:
+            raise_kernel_code(code, ("q",), model)
+        total = K.com_jacobian(q, J, c.mi, c.mf, d.ws)
+    if not total > 0:
+        if total != total:
+            raise_overflow(("q",))
         raise ValueError("the model has no mass")
     return J

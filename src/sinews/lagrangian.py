@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from ._checks import finite_vector
+from ._checks import finite_vector, raise_overflow
 from .algorithms import get_data
 from .crba import crba
 from .rnea import nonlinear_effects
@@ -28,5 +28,11 @@ def forward_dynamics_lagrangian(model, q, v, tau, f_ext=None, data=None) -> np.n
     try:
         factor = cho_factor(M, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
-        raise ValueError("the mass matrix is not positive definite (massless subtree?)") from None
-    return cho_solve(factor, tau - h, check_finite=False)
+        raise ValueError(
+            "the mass matrix M(q) is not positive definite (a massless subtree, or q too large "
+            "for double precision)"
+        ) from None
+    qdd = cho_solve(factor, tau - h, check_finite=False)
+    if not np.all(np.isfinite(qdd)):
+        raise_overflow(("q", "v", "tau", "f_ext"))
+    return qdd

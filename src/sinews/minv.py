@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import vector
+from ._checks import raise_overflow, vector
 from .aba import _run
 from .algorithms import NO_FORCES
 from .algorithms import get_data
@@ -32,4 +32,14 @@ def minv_times(model, q, x, data=None) -> np.ndarray:
 def minverse(model, q, data=None) -> np.ndarray:
     """The dense symmetric matrix ``M(q)^-1``."""
     M = crba(model, q, data)
-    return ltl_factor(model, M).solve(np.eye(model.nv))
+    try:
+        factor = ltl_factor(model, M)
+    except ValueError as exc:
+        raise ValueError(
+            f"the mass matrix M(q) cannot be inverted ({exc}): a massless subtree, or q too "
+            "large for double precision"
+        ) from None
+    try:
+        return factor.solve(np.eye(model.nv))
+    except ValueError:
+        raise_overflow(("q",))

@@ -20,6 +20,7 @@ import threading
 import numpy as np
 
 from . import _layout as L
+from ._checks import real_array
 from .joints import JT_FIXED, JT_FREEFLYER, JT_MULTIAXIS, JT_SPHERICAL, Joint
 from .spatial import SpatialInertia, Transform
 from .spatial import as_transform as _as_transform
@@ -75,8 +76,20 @@ class Model:
         self._nv = 0
         self._compiled = None
         self._tls = threading.local()  # per-thread default workspace (see default_data)
+        self._lock = threading.Lock()  # compiles the model once when threads race to use it
         self._gravity = np.zeros(3)
         self.gravity = gravity
+
+    def __getstate__(self):
+        # thread-local workspaces and the lock are per process: not copied or pickled
+        state = self.__dict__.copy()
+        del state["_tls"], state["_lock"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._tls = threading.local()
+        self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ building
     def add_body(
@@ -97,6 +110,8 @@ class Model:
         if self._compiled is not None:
             raise RuntimeError("the model is finalized (an algorithm has used it); build a new Model to add bodies")
         pid = self._resolve_body(parent, "parent")
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"name must be a string, got {type(name).__name__}")
         if not isinstance(joint, Joint):
             raise ValueError(f"joint must be a sinews.joints joint, got {type(joint).__name__}")
         X = _as_transform(X_parent_joint, "X_parent_joint")
@@ -123,7 +138,8 @@ class Model:
     def add_frame(self, name: str, body, X_body_frame=None) -> int:
         """Add a named frame fixed on ``body`` and return its frame id."""
         bid = self._resolve_body(body, "body")
-        name = str(name)
+        if not isinstance(name, str):
+            raise ValueError(f"name must be a string, got {type(name).__name__}")
         if name in self._frame_by_name:
             raise ValueError(f"frame name {name!r} is already used")
         fid = len(self._frames)
@@ -153,10 +169,12 @@ class Model:
 
     def frame_id(self, name) -> int:
         """Id of the frame named ``name`` (or a valid id); ``KeyError`` if unknown."""
-        if isinstance(name, (int, np.integer)):
+        if isinstance(name, (int, np.integer)) and not isinstance(name, (bool, np.bool_)):
             if not 0 <= int(name) < len(self._frames):
                 raise KeyError(f"frame: no frame with id {name}")
             return int(name)
+        if not isinstance(name, str):
+            raise KeyError(f"frame must be a frame id or name, got {name!r}")
         try:
             return self._frame_by_name[name]
         except KeyError:
@@ -207,12 +225,16 @@ class Model:
 
     @gravity.setter
     def gravity(self, g):
-        g = np.asarray(g, dtype=float)
+        try:
+            g = real_array(g, "gravity", finite=False)
+        except ValueError as exc:
+            raise ValueError(f"gravity must be a finite 3-vector: {exc}") from None
         if g.shape != (3,) or not np.all(np.isfinite(g)):
             raise ValueError(f"gravity must be a finite 3-vector, got {g}")
         self._gravity = g.copy()
-        if self._compiled is not None:
-            self._compiled.mf[L.MF_GRAVITY : L.MF_GRAVITY + 3] = g
+        with self._lock:
+            if self._compiled is not None:
+                self._compiled.mf[L.MF_GRAVITY : L.MF_GRAVITY + 3] = g
 
     def idx_q(self, body) -> int:
         """First index of the body's joint in ``q`` (-1 for welded bodies)."""
@@ -226,9 +248,13 @@ class Model:
     @property
     def compiled(self) -> "CompiledModel":
         """The flat arrays of the model, built on first use; the model is frozen from then on."""
-        if self._compiled is None:
-            self._compiled = CompiledModel(self)
-        return self._compiled
+        c = self._compiled
+        if c is None:
+            with self._lock:  # one CompiledModel even when several threads use a new model
+                if self._compiled is None:
+                    self._compiled = CompiledModel(self)
+                c = self._compiled
+        return c
 
     def data(self) -> "Data":
         """A new workspace for this model (use one per thread)."""
@@ -348,6 +374,10 @@ class CompiledModel:
         self.mi = mi[:nl] if nl else mi[:0]
         self.mf = np.concatenate([header, mf_links.reshape(-1)] + extra)
         self.link_inertia = inertia
+        # the same, as arrays (read by the energies and the centre of mass on every call)
+        self.link_mass = np.array([I.mass for I in inertia], dtype=float)
+        self.link_h = np.array([I.mass * I.com for I in inertia], dtype=float).reshape(-1, 3)
+        self.link_Io = np.array([I.inertia_origin for I in inertia], dtype=float).reshape(-1, 3, 3)
         # dof parent array (lambda) for the branch-sparse factorisation
         lam = np.full(model.nv, -1, dtype=np.int64)
         for k in range(nl):
@@ -394,10 +424,14 @@ class CompiledModel:
 class Data:
     """Per-model workspace: scratch arrays reused by every algorithm call.
 
-    Not thread-safe: use one ``Data`` per thread (``model.data()``).
+    Not thread-safe: a ``Data`` passed as ``data=`` must not be used by two threads at once
+    (create one per thread with ``model.data()``).  Calls without ``data=`` use the calling
+    thread's own default workspace (:attr:`Model.default_data`).
     """
 
     def __init__(self, model: Model):
+        if not isinstance(model, Model):
+            raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
         c = model.compiled
         self.model = model
         self.c = c

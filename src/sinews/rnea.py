@@ -38,7 +38,7 @@ def rnea(model, q, v, a, f_ext=None, data=None, out=None) -> np.ndarray:
     if c.nlinks:
         code = K.rnea(q, v, a, F, tau, c.mi, c.mf, d.ws, flag)
         if code:
-            raise_kernel_code(code, ("q", "v", "a", "f_ext"))
+            raise_kernel_code(code, ("q", "v", "a", "f_ext"), model)
     return tau
 
 

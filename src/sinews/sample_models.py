@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import joints as J
+from ._checks import integer, real_scalar
 from .model import Model
 from .spatial import SpatialInertia, Transform, exp_so3
 
@@ -20,6 +21,9 @@ __all__ = ["pendulum", "arm7", "quadruped12", "random_tree", "JOINT_FACTORIES"]
 
 def pendulum(n: int = 3, length: float = 1.0, mass: float = 1.0, axis=(0.0, 1.0, 0.0)) -> Model:
     """``n`` uniform rods hanging along -z, revolute about ``axis`` (default y)."""
+    n = integer(n, "n", minimum=0)
+    length = real_scalar(length, "length")
+    mass = real_scalar(mass, "mass")
     m = Model(name=f"pendulum{n}")
     parent = 0
     for i in range(n):
@@ -115,10 +119,16 @@ def random_tree(n_bodies: int, rng=None, joint_types=None, gravity=(0.0, 0.0, -9
     subtree occupies a contiguous range of ``v`` (Pinocchio's algorithms require this ordering);
     ``depth_first=False`` keeps the order of creation, which sinews supports as well.
     """
-    rng = np.random.default_rng(rng)
+    n_bodies = integer(n_bodies, "n_bodies", minimum=0)
+    try:
+        rng = np.random.default_rng(rng)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"rng must be None, a seed or a numpy Generator: {exc}") from None
+    if isinstance(joint_types, str):
+        raise ValueError("joint_types must be a list of joint type names, not a string")
     names = list(joint_types or JOINT_FACTORIES)
     for nm in names:
-        if nm not in JOINT_FACTORIES:
+        if not isinstance(nm, str) or nm not in JOINT_FACTORIES:
             raise KeyError(f"joint_types: unknown joint type {nm!r}")
     parents = [int(rng.integers(0, i + 1)) for i in range(n_bodies)]  # parent of body i+1
     order = list(range(1, n_bodies + 1))

@@ -23,6 +23,7 @@ experiments).
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -30,15 +31,21 @@ from pathlib import Path
 
 import numpy as np
 
-from ._checks import finite_vector
+from ._checks import NonFiniteResultError, finite_vector, integer, real_scalar
 from .aba import aba
-from .configuration import integrate
+from .algorithms import check_model
+from .configuration import _check_unit_quaternions, integrate
 from .energy import mechanical_energy
 from .joints import JT_FREEFLYER, JT_SPHERICAL
 
 __all__ = ["simulate", "rk4_step", "Trajectory", "METHODS"]
 
 METHODS = ("rk4", "semi_implicit_euler")
+
+#: Largest number of steps :func:`simulate` accepts (``ceil(duration / dt)``).
+MAX_STEPS = 10**9
+#: Largest memory (bytes) :func:`simulate` may allocate for the recorded samples.
+MAX_RECORD_BYTES = 4 * 2**30
 
 
 @dataclass
@@ -139,6 +146,17 @@ def rk4_step(model, acc, q, v, dt):
     """One classical RK4 step of ``(q, v)`` for a user acceleration ``qdd = acc(q, v)`` (for
     example constrained forward dynamics); ``q`` is moved with :func:`sinews.integrate`, so
     quaternion coordinates stay on their manifold.  Returns ``(q_next, v_next)``."""
+    nv = check_model(model).nv
+    q = finite_vector(q, model.nq, "q")
+    v = finite_vector(v, nv, "v")
+    dt = real_scalar(dt, "dt")
+    if not callable(acc):
+        raise ValueError("acc must be a callable acc(q, v) -> array of length nv")
+    user_acc = acc
+
+    def acc(q, v):
+        return finite_vector(user_acc(q, v), nv, "acc(q, v)")
+
     v1, a1 = v, acc(q, v)
     v2 = v + 0.5 * dt * a1
     a2 = acc(integrate(model, q, v1, 0.5 * dt), v2)
@@ -147,7 +165,10 @@ def rk4_step(model, acc, q, v, dt):
     v4 = v + dt * a3
     a4 = acc(integrate(model, q, v3, dt), v4)
     q_next = integrate(model, q, (v1 + 2 * v2 + 2 * v3 + v4) / 6.0, dt)
-    return q_next, v + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6.0
+    v_next = v + dt * (a1 + 2 * a2 + 2 * a3 + a4) / 6.0
+    if not np.all(np.isfinite(v_next)):
+        raise ValueError("the result is not finite (floating-point overflow): v, dt or acc(q, v) too large")
+    return q_next, v_next
 
 
 def _lie_blocks(model):
@@ -194,6 +215,27 @@ def _torque_function(model, tau):
         return f
     const = finite_vector(tau, nv, "tau").copy()
     return lambda t, q, v: const
+
+
+def _plan(model, duration: float, dt: float, record_every: int) -> tuple[int, int]:
+    """``(nsteps, nrec)``, refusing runs beyond :data:`MAX_STEPS` steps or
+    :data:`MAX_RECORD_BYTES` of samples with a ValueError that says what they would need."""
+    ratio = duration / dt  # may be inf (duration=1e300, dt=1e-300)
+    per_sample = (model.nq + model.nv + 2) * 8
+    if ratio <= MAX_STEPS:
+        nsteps = max(1, math.ceil(ratio - 1e-9))
+        nrec = 1 + nsteps // record_every + (1 if nsteps % record_every else 0)
+        need = nrec * per_sample
+        if need <= MAX_RECORD_BYTES:
+            return nsteps, nrec
+    need = (1.0 + ratio / record_every) * per_sample
+    raise ValueError(
+        f"duration={duration:g}, dt={dt:g} and record_every={record_every} need {ratio:.4g} steps "
+        f"and {need / 2**30:.4g} GiB for the recorded samples; the limits are {MAX_STEPS:.0e} steps "
+        f"(sinews.simulate.MAX_STEPS) and {MAX_RECORD_BYTES / 2**30:g} GiB "
+        "(sinews.simulate.MAX_RECORD_BYTES): use a larger dt, a shorter duration or a larger "
+        "record_every"
+    )
 
 
 def simulate(
@@ -244,25 +286,25 @@ def simulate(
     >>> traj.q.shape, bool(traj.energy_drift < 1e-9)
     ((101, 1), True)
     """
-    if method not in METHODS:
+    check_model(model)
+    if not (isinstance(method, str) and method in METHODS):
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     q = finite_vector(q0, model.nq, "q0").copy()
     v = finite_vector(v0, model.nv, "v0").copy()
-    duration = float(duration)
-    dt = float(dt)
-    if not (np.isfinite(duration) and duration > 0):
+    duration = real_scalar(duration, "duration")
+    dt = real_scalar(dt, "dt")
+    if not duration > 0:
         raise ValueError(f"duration must be a positive number, got {duration}")
-    if not (np.isfinite(dt) and dt > 0):
+    if not dt > 0:
         raise ValueError(f"dt must be a positive number, got {dt}")
-    if int(record_every) != record_every or record_every < 1:
-        raise ValueError(f"record_every must be a positive integer, got {record_every}")
-    record_every = int(record_every)
+    record_every = integer(record_every, "record_every", minimum=1)
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
         raise ValueError("progress must be None, True, False or a callable(step, nsteps)")
-    if model.nq and any(b.joint.code in (JT_SPHERICAL, JT_FREEFLYER) for b in model.bodies[1:]):
-        q = integrate(model, q, np.zeros(model.nv), 0.0)  # validates the quaternions
+    nsteps, nrec = _plan(model, duration, dt, record_every)
+    if model.compiled.has_quaternion:
+        _check_unit_quaternions(model.compiled, q, "q0")
+        q = integrate(model, q, np.zeros(model.nv), 0.0)  # exactly unit quaternions
 
-    nsteps = max(1, int(np.ceil(duration / dt - 1e-9)))
     h = duration / nsteps
     torque = _torque_function(model, tau)
     data = model.data()
@@ -271,7 +313,6 @@ def simulate(
     def accel(t, q, v):
         return aba(model, q, v, torque(t, q, v), data=data)
 
-    nrec = 1 + nsteps // record_every + (1 if nsteps % record_every else 0)
     T = np.empty(nrec)
     Q = np.empty((nrec, model.nq))
     V = np.empty((nrec, model.nv))
@@ -281,10 +322,28 @@ def simulate(
         T[k], Q[k], V[k] = t, q, v
         E[k] = mechanical_energy(model, q, v, data=data)
 
-    record(0, 0.0, q, v)
-    rec = 1
     report = _Progress(progress, nsteps, f"simulate ({method}, {nsteps} steps)")
     wall0 = time.perf_counter()
+    try:
+        # an overflow in the step arithmetic raises at once instead of feeding inf onwards
+        with np.errstate(over="raise", invalid="raise", divide="raise"):
+            rec = _run(model, method, q, v, h, nsteps, record_every, accel, blocks, record, report)
+    except (NonFiniteResultError, FloatingPointError) as exc:
+        report.close()
+        raise NonFiniteResultError(
+            "the state is not finite (floating-point overflow) during the simulation: q0, v0, "
+            f"tau, duration or dt are too large in magnitude, or the motion is unstable ({exc})"
+        ) from None
+    report.close()
+    wall = time.perf_counter() - wall0
+    info = {"method": method, "dt": h, "steps": nsteps, "duration": duration, "wall_time": wall}
+    return Trajectory(T[:rec], Q[:rec], V[:rec], E[:rec], info)
+
+
+def _run(model, method, q, v, h, nsteps, record_every, accel, blocks, record, report) -> int:
+    """The integration loop of :func:`simulate`; returns the number of samples recorded."""
+    record(0, 0.0, q, v)
+    rec = 1
     for step in range(1, nsteps + 1):
         t = (step - 1) * h
         if method == "rk4":
@@ -311,7 +370,4 @@ def simulate(
             record(rec, step * h, q, v)
             rec += 1
         report(step)
-    report.close()
-    wall = time.perf_counter() - wall0
-    info = {"method": method, "dt": h, "steps": nsteps, "duration": duration, "wall_time": wall}
-    return Trajectory(T[:rec], Q[:rec], V[:rec], E[:rec], info)
+    return rec

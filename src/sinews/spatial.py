@@ -16,7 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import math
+
 import numpy as np
+
+from ._checks import NonFiniteResultError, real_array, real_scalar
 
 __all__ = [
     "Transform",
@@ -51,8 +55,8 @@ def _frozen(a):
 
 
 def _vec(x, n, name):
-    """``x`` as a finite float vector of length ``n`` (ValueError naming ``name``)."""
-    a = np.asarray(x, dtype=float)
+    """``x`` as a finite real float vector of length ``n`` (ValueError naming ``name``)."""
+    a = real_array(x, name, finite=False)
     if a.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},), got {a.shape}")
     if not np.all(np.isfinite(a)):
@@ -60,8 +64,13 @@ def _vec(x, n, name):
     return a
 
 
+#: Orthonormality tolerance of the functions that *read* a rotation matrix (``log_so3``,
+#: ``matrix_to_rpy``, ...); a :class:`Transform` stores rotations checked to 1e-9.
+READ_TOL = 1e-6
+
+
 def _rotation(R, name, tol=1e-9):
-    a = np.asarray(R, dtype=float)
+    a = real_array(R, name, finite=False)
     if a.shape != (3, 3):
         raise ValueError(f"{name} must have shape (3, 3), got {a.shape}")
     if not np.all(np.isfinite(a)):
@@ -69,6 +78,13 @@ def _rotation(R, name, tol=1e-9):
     if np.abs(a.T @ a - np.eye(3)).max() > tol or np.linalg.det(a) < 0:
         raise ValueError(f"{name} must be a rotation matrix (orthonormal, det +1)")
     return a
+
+
+def _finite_out(x, names):
+    """``x`` if finite, else ValueError: the arguments ``names`` are too large (overflow)."""
+    if not np.all(np.isfinite(x)):
+        raise NonFiniteResultError(f"the result is not finite (floating-point overflow): {names} too large")
+    return x
 
 
 def unit_axis(axis, name="axis", tol=1e-9) -> np.ndarray:
@@ -82,31 +98,39 @@ def unit_axis(axis, name="axis", tol=1e-9) -> np.ndarray:
 
 def skew(w) -> np.ndarray:
     """The 3x3 matrix ``[w]x`` with ``[w]x @ u == cross(w, u)``."""
-    x, y, z = np.asarray(w, dtype=float)
+    x, y, z = _vec(w, 3, "w")
     return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
 
 
 def rot_x(angle: float) -> np.ndarray:
     """Rotation matrix of ``angle`` radians about x (maps child to parent coordinates)."""
-    c, s = np.cos(angle), np.sin(angle)
+    angle = real_scalar(angle, "angle")
+    c, s = math.cos(angle), math.sin(angle)
     return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
 
 def rot_y(angle: float) -> np.ndarray:
     """Rotation matrix of ``angle`` radians about y."""
-    c, s = np.cos(angle), np.sin(angle)
+    angle = real_scalar(angle, "angle")
+    c, s = math.cos(angle), math.sin(angle)
     return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
 
 
 def rot_z(angle: float) -> np.ndarray:
     """Rotation matrix of ``angle`` radians about z."""
-    c, s = np.cos(angle), np.sin(angle)
+    angle = real_scalar(angle, "angle")
+    c, s = math.cos(angle), math.sin(angle)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
 def exp_so3(w) -> np.ndarray:
-    """Rodrigues' formula: the rotation ``exp([w]x)`` for a rotation vector ``w``."""
-    w = np.asarray(w, dtype=float)
+    """Rodrigues' formula: the rotation ``exp([w]x)`` for a rotation vector ``w`` (any finite
+    length)."""
+    w = _vec(w, 3, "w")
+    big = _big_rotation(w)
+    if big is not None:
+        theta, A = big
+        return np.eye(3) + math.sin(theta) * A + (1.0 - math.cos(theta)) * A @ A
     theta = np.linalg.norm(w)
     K = skew(w)
     if theta < 1e-8:
@@ -114,9 +138,20 @@ def exp_so3(w) -> np.ndarray:
     return np.eye(3) + np.sin(theta) / theta * K + (1.0 - np.cos(theta)) / theta**2 * K @ K
 
 
+def _big_rotation(w):
+    """``(theta, [a]x)`` (angle and unit-axis skew matrix, computed without overflow) for a
+    rotation vector so long that ``[w]x^2`` would overflow; ``None`` otherwise."""
+    m = float(np.abs(w).max())
+    if m <= 1e150:
+        return None
+    u = w / m
+    n = float(np.linalg.norm(u))
+    return m * n, skew(u / n)
+
+
 def rot_axis(axis, angle: float) -> np.ndarray:
     """Rotation of ``angle`` radians about the unit vector ``axis``."""
-    return exp_so3(unit_axis(axis) * angle)
+    return exp_so3(unit_axis(axis) * real_scalar(angle, "angle"))
 
 
 def log_so3(R) -> np.ndarray:
@@ -125,7 +160,7 @@ def log_so3(R) -> np.ndarray:
     The angle comes from ``atan2(|vee(R - R^T)| / 2, (tr R - 1) / 2)``, which stays accurate
     near 0 and near pi (``arccos`` does not); near pi the axis comes from the symmetric part.
     """
-    R = np.asarray(R, dtype=float)
+    R = _rotation(R, "R", READ_TOL)
     vee = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
     s = 0.5 * np.linalg.norm(vee)
     c = 0.5 * (np.trace(R) - 1.0)
@@ -145,13 +180,16 @@ def log_so3(R) -> np.ndarray:
 
 
 def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    """URDF roll-pitch-yaw: ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``."""
+    """URDF roll-pitch-yaw: ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)`` (finite real angles)."""
+    roll = real_scalar(roll, "roll")
+    pitch = real_scalar(pitch, "pitch")
+    yaw = real_scalar(yaw, "yaw")
     return rot_z(yaw) @ rot_y(pitch) @ rot_x(roll)
 
 
 def matrix_to_rpy(R) -> np.ndarray:
     """Inverse of :func:`rpy_to_matrix`, returning ``(roll, pitch, yaw)``."""
-    R = np.asarray(R, dtype=float)
+    R = _rotation(R, "R", READ_TOL)
     pitch = np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))
     roll = np.arctan2(R[2, 1], R[2, 2])
     yaw = np.arctan2(R[1, 0], R[0, 0])
@@ -159,12 +197,12 @@ def matrix_to_rpy(R) -> np.ndarray:
 
 
 def quat_to_matrix(quat) -> np.ndarray:
-    """Rotation matrix of the unit quaternion ``(x, y, z, w)`` (scalar last)."""
-    q = np.asarray(quat, dtype=float)
-    if q.shape != (4,):
-        raise ValueError(f"quat must have shape (4,), got {q.shape}")
-    n = np.linalg.norm(q)
-    if not np.isfinite(n) or abs(n - 1.0) > 1e-6:
+    """Rotation matrix of the unit quaternion ``(x, y, z, w)`` (scalar last; norm within 1e-6
+    of 1)."""
+    q = _vec(quat, 4, "quat")
+    m = float(np.abs(q).max())
+    n = m * float(np.linalg.norm(q / m)) if m > 0.0 else 0.0  # no overflow for huge input
+    if abs(n - 1.0) > 1e-6:
         raise ValueError(f"quat must be a unit quaternion (x, y, z, w), got norm {n}")
     x, y, z, w = q / n
     return np.array(
@@ -178,7 +216,7 @@ def quat_to_matrix(quat) -> np.ndarray:
 
 def matrix_to_quat(R) -> np.ndarray:
     """Unit quaternion ``(x, y, z, w)`` with ``w >= 0`` of a rotation matrix."""
-    R = np.asarray(R, dtype=float)
+    R = _rotation(R, "R", READ_TOL)
     tr = np.trace(R)
     if tr > 0:
         s = 2.0 * np.sqrt(tr + 1.0)
@@ -200,6 +238,10 @@ def _left_jacobian_so3(w) -> np.ndarray:
     """``J_l(w) = I + (1 - cos t)/t^2 [w]x + (t - sin t)/t^3 [w]x^2`` with cancellation-free
     coefficients: ``(1 - cos t)/t^2 = 2 sin^2(t/2)/t^2`` and a Taylor series for the second
     below ``t = 1e-2``."""
+    big = _big_rotation(w)
+    if big is not None:  # a K = (1 - cos t)/t [a]x and b K^2 = (t - sin t)/t [a]x^2
+        theta, A = big
+        return np.eye(3) + (1.0 - math.cos(theta)) / theta * A + (theta - math.sin(theta)) / theta * A @ A
     theta = np.linalg.norm(w)
     K = skew(w)
     a, b = _jl_coefficients(theta)
@@ -225,13 +267,14 @@ def exp_se3(twist) -> tuple[np.ndarray, np.ndarray]:
     """
     t = _vec(twist, 6, "twist")
     w, v = t[:3], t[3:]
-    return exp_so3(w), _left_jacobian_so3(w) @ v
+    return exp_so3(w), _finite_out(_left_jacobian_so3(w) @ v, "twist")
 
 
 def log_se3(R, p) -> np.ndarray:
     """Inverse of :func:`exp_se3`: the twist ``[omega; v]`` with ``exp_se3(twist) == (R, p)``."""
     w = log_so3(R)
-    return np.concatenate([w, np.linalg.solve(_left_jacobian_so3(w), np.asarray(p, dtype=float))])
+    p = _vec(p, 3, "p")
+    return _finite_out(np.concatenate([w, np.linalg.solve(_left_jacobian_so3(w), p)]), "p")
 
 
 def motion_matrix(R, p) -> np.ndarray:
@@ -239,23 +282,24 @@ def motion_matrix(R, p) -> np.ndarray:
 
     ``(R, p)`` is the pose of b in a.  ``[omega_a; v_a] = [[R, 0], [p x R, R]] [omega_b; v_b]``.
     """
-    R = np.asarray(R, dtype=float)
-    X = np.zeros((6, 6))
-    X[:3, :3] = R
-    X[3:, 3:] = R
-    X[3:, :3] = skew(p) @ R
-    return X
+    return _pluecker(R, p, motion=True)
 
 
 def force_matrix(R, p) -> np.ndarray:
     """6x6 matrix mapping force vectors ``[n; f]`` from frame b to frame a (the dual of
     :func:`motion_matrix`: ``[[R, p x R], [0, R]]``)."""
-    R = np.asarray(R, dtype=float)
+    return _pluecker(R, p, motion=False)
+
+
+def _pluecker(R, p, motion):
+    R = _rotation(R, "R", READ_TOL)
     X = np.zeros((6, 6))
-    X[:3, :3] = R
-    X[3:, 3:] = R
-    X[:3, 3:] = skew(p) @ R
-    return X
+    X[:3, :3] = X[3:, 3:] = R
+    if motion:
+        X[3:, :3] = skew(_vec(p, 3, "p")) @ R
+    else:
+        X[:3, 3:] = skew(_vec(p, 3, "p")) @ R
+    return _finite_out(X, "p")
 
 
 def motion_cross_matrix(m) -> np.ndarray:
@@ -278,18 +322,18 @@ def cross_motion(m, u) -> np.ndarray:
     """Spatial cross product of motion vectors ``m x u``."""
     m = _vec(m, 6, "m")
     u = _vec(u, 6, "u")
-    return np.concatenate(
+    return _finite_out(np.concatenate(
         [np.cross(m[:3], u[:3]), np.cross(m[:3], u[3:]) + np.cross(m[3:], u[:3])]
-    )
+    ), "m, u")
 
 
 def cross_force(m, f) -> np.ndarray:
     """Spatial cross product of a motion vector with a force vector ``m x* f``."""
     m = _vec(m, 6, "m")
     f = _vec(f, 6, "f")
-    return np.concatenate(
+    return _finite_out(np.concatenate(
         [np.cross(m[:3], f[:3]) + np.cross(m[3:], f[3:]), np.cross(m[:3], f[3:])]
-    )
+    ), "m, f")
 
 
 @dataclass(frozen=True)
@@ -349,36 +393,43 @@ class Transform:
 
     @classmethod
     def from_matrix(cls, T) -> "Transform":
-        """From a 4x4 homogeneous matrix."""
-        T = np.asarray(T, dtype=float)
+        """From a 4x4 homogeneous matrix (last row ``[0, 0, 0, 1]``)."""
+        T = real_array(T, "T", finite=False)
         if T.shape != (4, 4):
             raise ValueError(f"T must have shape (4, 4), got {T.shape}")
-        return cls(T[:3, :3], T[:3, 3])
+        if not np.all(np.isfinite(T)):
+            raise ValueError("T must be finite")
+        if np.abs(T[3] - [0.0, 0.0, 0.0, 1.0]).max() > 1e-9:
+            raise ValueError(f"T must be homogeneous: its last row must be [0, 0, 0, 1], got {T[3].tolist()}")
+        try:
+            return cls(T[:3, :3], T[:3, 3])
+        except ValueError as exc:
+            raise ValueError(f"T: {exc}") from None
 
     def __matmul__(self, other: "Transform") -> "Transform":
         if not isinstance(other, Transform):
             return NotImplemented
-        return Transform(self.R @ other.R, self.p + self.R @ other.p)
+        return Transform(self.R @ other.R, _finite_out(self.p + self.R @ other.p, "the translations"))
 
     def inverse(self) -> "Transform":
         """``X_b_a`` from ``X_a_b``: ``(R^T, -R^T p)``."""
-        return Transform(self.R.T, -self.R.T @ self.p)
+        return Transform(self.R.T, _finite_out(-self.R.T @ self.p, "p"))
 
     def act_point(self, x) -> np.ndarray:
         """Coordinates in frame a of a point given in frame b."""
-        return self.R @ np.asarray(x, dtype=float) + self.p
+        return _finite_out(self.R @ _vec(x, 3, "x") + self.p, "x")
 
     def act_motion(self, m) -> np.ndarray:
         """A motion vector ``[omega; v]`` given in frame b, expressed in frame a."""
         m = _vec(m, 6, "m")
         w = self.R @ m[:3]
-        return np.concatenate([w, self.R @ m[3:] + np.cross(self.p, w)])
+        return _finite_out(np.concatenate([w, self.R @ m[3:] + np.cross(self.p, w)]), "m")
 
     def act_force(self, f) -> np.ndarray:
         """A force vector ``[n; f]`` given in frame b, expressed in frame a."""
         f = _vec(f, 6, "f")
         lin = self.R @ f[3:]
-        return np.concatenate([self.R @ f[:3] + np.cross(self.p, lin), lin])
+        return _finite_out(np.concatenate([self.R @ f[:3] + np.cross(self.p, lin), lin]), "f")
 
     def motion_matrix(self) -> np.ndarray:
         """The 6x6 Pluecker matrix of :meth:`act_motion`."""
@@ -400,7 +451,7 @@ class Transform:
 
 
 def _inertia_matrix(I, name):
-    a = np.asarray(I, dtype=float)
+    a = real_array(I, name, finite=False)
     if a.shape == (6,):  # (Ixx, Iyy, Izz, Ixy, Ixz, Iyz)
         xx, yy, zz, xy, xz, yz = a
         a = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
@@ -410,9 +461,9 @@ def _inertia_matrix(I, name):
         raise ValueError(f"{name} must be 3x3, a diagonal 3-vector or 6 values (xx, yy, zz, xy, xz, yz); got {a.shape}")
     if not np.all(np.isfinite(a)):
         raise ValueError(f"{name} must be finite")
-    if np.abs(a - a.T).max() > 1e-9 * max(1.0, np.abs(a).max()):
+    if np.abs(0.5 * a - 0.5 * a.T).max() > 0.5e-9 * max(1.0, np.abs(a).max()):
         raise ValueError(f"{name} must be symmetric")
-    return 0.5 * (a + a.T)
+    return 0.5 * a + 0.5 * a.T
 
 
 @dataclass(frozen=True)
@@ -430,13 +481,11 @@ class SpatialInertia:
     inertia_com: np.ndarray
 
     def __post_init__(self):
-        m = float(self.mass)
-        if not np.isfinite(m) or m < 0:
-            raise ValueError(f"mass must be finite and non-negative, got {self.mass}")
-        object.__setattr__(self, "mass", m)
+        object.__setattr__(self, "mass", _mass(self.mass))
         object.__setattr__(self, "com", _frozen(_vec(self.com, 3, "com")))
         Ic = _inertia_matrix(self.inertia_com, "inertia_com")
-        ev = np.linalg.eigvalsh(Ic)
+        s = float(np.abs(Ic).max())  # eigenvalues of the scaled matrix: no overflow in LAPACK
+        ev = np.linalg.eigvalsh(Ic / s) * s if s > 0.0 else np.zeros(3)
         scale = max(1.0, abs(ev).max())
         if ev[0] < -1e-12 * scale:
             raise ValueError(f"inertia_com must be positive semi-definite, eigenvalues {ev}")
@@ -444,6 +493,10 @@ class SpatialInertia:
         if e[0] + e[1] < e[2] - 1e-9 * scale:
             raise ValueError(f"inertia_com violates the triangle inequality, principal moments {e}")
         object.__setattr__(self, "inertia_com", _frozen(Ic))
+        with np.errstate(over="ignore", invalid="ignore"):
+            finite = np.all(np.isfinite(self.inertia_origin))
+        if not finite:
+            raise ValueError("mass and com are too large: the inertia about the body origin overflows")
 
     @classmethod
     def zero(cls) -> "SpatialInertia":
@@ -457,18 +510,31 @@ class SpatialInertia:
 
     @classmethod
     def from_box(cls, mass, size, com=(0.0, 0.0, 0.0)) -> "SpatialInertia":
-        """A uniform box of edge lengths ``size = (x, y, z)`` centred at ``com``."""
-        x, y, z = size
+        """A uniform box of edge lengths ``size = (x, y, z)`` (non-negative) centred at ``com``."""
+        mass = _mass(mass)
+        x, y, z = _vec(size, 3, "size")
+        if min(x, y, z) < 0:
+            raise ValueError(f"size must be non-negative edge lengths, got {[x, y, z]}")
         k = mass / 12.0
-        return cls(mass, com, np.diag([k * (y * y + z * z), k * (x * x + z * z), k * (x * x + y * y)]))
+        d = np.array([k * (y * y + z * z), k * (x * x + z * z), k * (x * x + y * y)])
+        if not np.all(np.isfinite(d)):
+            raise ValueError("mass and size are too large: the box inertia overflows")
+        return cls(mass, com, np.diag(d))
 
     @classmethod
     def from_rod(cls, mass, length, axis=2) -> "SpatialInertia":
-        """Thin uniform rod from the origin along +axis (0, 1, 2 = x, y, z)."""
+        """Thin uniform rod from the origin along +axis (``axis`` 0, 1, 2 = x, y, z; a negative
+        ``length`` lays it along -axis)."""
+        mass = _mass(mass)
+        length = real_scalar(length, "length")
+        if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)) or axis not in (0, 1, 2):
+            raise ValueError(f"axis must be 0, 1 or 2 (x, y, z), got {axis!r}")
         com = np.zeros(3)
         com[axis] = 0.5 * length
-        d = np.full(3, mass * length**2 / 12.0)
+        d = np.full(3, mass * (length * length) / 12.0)
         d[axis] = 0.0
+        if not np.all(np.isfinite(d)):
+            raise ValueError("mass and length are too large: the rod inertia overflows")
         return cls(mass, com, np.diag(d))
 
     @property
@@ -489,9 +555,13 @@ class SpatialInertia:
 
     def transformed(self, X: Transform) -> "SpatialInertia":
         """This inertia, given in frame b, expressed in frame a where ``X = X_a_b``."""
+        if not isinstance(X, Transform):
+            raise ValueError(f"X must be a sinews.Transform, got {type(X).__name__}")
         return SpatialInertia(self.mass, X.act_point(self.com), X.R @ self.inertia_com @ X.R.T)
 
     def __add__(self, other: "SpatialInertia") -> "SpatialInertia":
+        if not isinstance(other, SpatialInertia):
+            return NotImplemented
         m = self.mass + other.mass
         if m == 0.0:
             return SpatialInertia(0.0, np.zeros(3), self.inertia_com + other.inertia_com)
@@ -503,6 +573,13 @@ class SpatialInertia:
         return SpatialInertia(m, c, I)
 
 
+def _mass(mass) -> float:
+    m = real_scalar(mass, "mass", finite=False)
+    if not np.isfinite(m) or m < 0:
+        raise ValueError(f"mass must be finite and non-negative, got {mass}")
+    return m
+
+
 def as_transform(X, name: str = "X") -> Transform:
     """Coerce ``X`` to a :class:`Transform`: ``None`` (identity), a ``Transform``, an ``(R, p)``
     pair, a 4x4 homogeneous matrix or a translation 3-vector; anything else raises ``ValueError``
@@ -511,14 +588,13 @@ def as_transform(X, name: str = "X") -> Transform:
         return Transform.identity()
     if isinstance(X, Transform):
         return X
-    if isinstance(X, (tuple, list)) and len(X) == 2:
-        return Transform(X[0], X[1])
+    what = f"{name} must be a Transform, an (R, p) pair, a 4x4 matrix or a translation 3-vector"
     try:
-        a = np.asarray(X, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a Transform, an (R, p) pair, a 4x4 matrix or a translation 3-vector") from None
-    if a.shape == (4, 4):
-        return Transform.from_matrix(a)
-    if a.shape == (3,):
-        return Transform.translation(a)
-    raise ValueError(f"{name} must be a Transform, an (R, p) pair, a 4x4 matrix or a translation 3-vector")
+        if isinstance(X, (tuple, list)) and len(X) == 2:
+            return Transform(X[0], X[1])
+        a = real_array(X, name, finite=False)
+        if a.shape in ((4, 4), (3,)):
+            return Transform.from_matrix(a) if a.shape == (4, 4) else Transform.translation(a)
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+    raise ValueError(f"{what}, got shape {a.shape}")
