@@ -14,6 +14,8 @@ from enum import IntEnum
 
 import numpy as np
 
+from .._checks import integer, real_dtype, real_scalar
+
 
 class _Limit(IntEnum):
     """How the radius of a friction disk is computed (private)."""
@@ -63,10 +65,20 @@ class _Problem:
     speeds: list  # list of (row, sign, record)
     bounded: list  # list of (row, lb, ub, record)
     frictions: list  # list of _FrictionGroup
+    scale: float = 1.0  # velocities and impulses are in units multiplied by this (a power of 2)
+
+
+def _real(name, x):
+    """``x`` as a float array; ValueError naming ``name`` for non-real or ragged input."""
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an array of real numbers: {exc}") from None
+    return real_dtype(a, name).astype(float)
 
 
 def _as_square(name, A):
-    arr = np.asarray(A, dtype=float)
+    arr = _real(name, A)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
         raise ValueError(f"{name} must be a square matrix, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -82,37 +94,62 @@ def _as_vector(name, v, m, *, default_zero=True):
         if default_zero:
             return np.zeros(m)
         raise ValueError(f"{name} is required")
-    arr = np.asarray(v, dtype=float)
+    arr = _real(name, v)
     if arr.ndim != 1 or arr.shape[0] != m:
-        raise ValueError(f"{name} must be a vector of length {m}, got shape {arr.shape}")
+        raise ValueError(f"{name} must be a vector of length m = {m} (the size of A), got shape "
+                         f"{arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite entries")
     return arr.copy()
 
 
 def _as_rows(name, rows, m):
-    arr = np.asarray(rows if rows is not None else [], dtype=float).ravel()
-    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
+    try:
+        arr = np.asarray(rows if rows is not None else [])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a sequence of row indices: {exc}") from None
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    real_dtype(arr, name)
+    arr = arr.ravel()
+    if arr.dtype.kind == "f" and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
         raise ValueError(f"{name} must contain integer row indices")
+    if arr.min() < 0 or arr.max() >= m:
+        raise ValueError(f"{name} has a row index outside [0, {m}) (m = the size of A)")
     arr = arr.astype(np.int64)
-    if arr.size and (arr.min() < 0 or arr.max() >= m):
-        raise ValueError(f"{name} has a row index outside [0, {m})")
     if np.unique(arr).size != arr.size:
         raise ValueError(f"{name} repeats a row index")
     return arr
 
 
+def _as_row(name, row, m):
+    """A single row index (an integer)."""
+    if np.ndim(row) != 0:
+        raise ValueError(f"{name} must be a single row index, got {row!r}")
+    return int(_as_rows(name, [row], m)[0])
+
+
 def _check_mu(name, mu):
-    mu = float(mu)
-    if not np.isfinite(mu) or mu < 0:
+    mu = real_scalar(mu, name)
+    if mu < 0:
         raise ValueError(f"{name} (friction coefficient) must be finite and >= 0, got {mu}")
     return mu
 
 
 def _check_sign(name, sign):
-    if sign not in (1, -1):
+    if np.ndim(sign) != 0 or real_scalar(sign, name, finite=False) not in (1.0, -1.0):
         raise ValueError(f"{name} must be +1 or -1, got {sign!r}")
     return int(sign)
+
+
+def check_integer(x, name, minimum, maximum=2**62):
+    """An integer setting (int, NumPy integer, integral float or a 0-d array of those)."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    n = integer(x, name, minimum=minimum)
+    if n > maximum:
+        raise ValueError(f"{name} must be an integer <= {maximum}, got {n}")
+    return n
 
 
 def check_matrix_and_d(A, D):
@@ -156,18 +193,23 @@ def assemble(participating, A, D, expanding, pi_expand, verr_start, verr_applied
         _as_vector("pi_expand", pi_expand, m)  # still validated
 
     owner = np.full(m, -1, dtype=np.int64)
+    owners = []
 
     def claim(name, rows):
         for r in rows:
             if owner[r] >= 0:
-                raise ValueError(f"{name}: row {r} belongs to more than one record")
-            owner[r] = 1
+                raise ValueError(f"{name}: row {r} belongs to more than one record (also to "
+                                 f"{owners[owner[r]]})")
+            owner[r] = len(owners)
+        owners.append(name)
 
     unknown = np.zeros(m, dtype=bool)
     uncond_groups, uncond_records = [], []
     for k, rec in enumerate(unconditional or ()):
         rows = _as_rows(f"unconditional[{k}].mults", rec.mults, m)
-        claim(f"unconditional[{k}]", rows)
+        if rows.size == 0:
+            raise ValueError(f"unconditional[{k}].mults must list at least one row")
+        claim(f"unconditional[{k}].mults", rows)
         rec.impulse = np.zeros(rows.size)
         uncond_records.append((rec, rows))
         take = rows[part[rows]]
@@ -178,14 +220,19 @@ def assemble(participating, A, D, expanding, pi_expand, verr_start, verr_applied
     contacts, frictions = [], []
     for k, rec in enumerate(uni_contact or ()):
         name = f"uni_contact[{k}]"
-        n = _as_rows(f"{name}.normal", [rec.normal], m)[0]
+        n = _as_row(f"{name}.normal", rec.normal, m)
         F = _as_rows(f"{name}.friction", rec.friction, m)
         if F.size not in (0, 2):
             raise ValueError(f"{name}.friction must list 0 or 2 rows, got {F.size}")
-        claim(name, np.concatenate([[n], F]))
+        claim(f"{name}.normal", [n])
+        claim(f"{name}.friction", F)
         sign = _check_sign(f"{name}.sign", rec.sign)
         mu = _check_mu(f"{name}.eff_mu", rec.eff_mu)
-        ctype = ContactType(int(rec.contact_type))
+        try:
+            ctype = ContactType(check_integer(rec.contact_type, f"{name}.contact_type", -1))
+        except ValueError:
+            raise ValueError(f"{name}.contact_type must be a ContactType, got "
+                             f"{rec.contact_type!r}") from None
         if ctype == ContactType.TYPE_NA:
             raise ValueError(f"{name}.contact_type must be OBSERVING, KNOWN or PARTICIPATING")
         rec.impulse = np.zeros(3)
@@ -217,8 +264,8 @@ def assemble(participating, A, D, expanding, pi_expand, verr_start, verr_applied
     speeds = []
     for k, rec in enumerate(uni_speed or ()):
         name = f"uni_speed[{k}]"
-        r = _as_rows(f"{name}.row", [rec.row], m)[0]
-        claim(name, [r])
+        r = _as_row(f"{name}.row", rec.row, m)
+        claim(f"{name}.row", [r])
         sign = _check_sign(f"{name}.sign", rec.sign)
         rec.impulse = 0.0
         rec.speed_cond = UniCond.UNI_OFF
@@ -230,11 +277,13 @@ def assemble(participating, A, D, expanding, pi_expand, verr_start, verr_applied
     bnd = []
     for k, rec in enumerate(bounded or ()):
         name = f"bounded[{k}]"
-        r = _as_rows(f"{name}.row", [rec.row], m)[0]
-        claim(name, [r])
-        lb, ub = float(rec.lb), float(rec.ub)
-        if np.isnan(lb) or np.isnan(ub) or lb > ub:
-            raise ValueError(f"{name}: bounds must satisfy lb <= ub, got [{lb}, {ub}]")
+        r = _as_row(f"{name}.row", rec.row, m)
+        claim(f"{name}.row", [r])
+        lb = real_scalar(rec.lb, f"{name}.lb", finite=False)
+        ub = real_scalar(rec.ub, f"{name}.ub", finite=False)
+        if np.isnan(lb) or np.isnan(ub) or lb > ub or lb == np.inf or ub == -np.inf:
+            raise ValueError(f"{name}: bounds must satisfy lb <= ub (lb < inf, ub > -inf), got "
+                             f"[{lb}, {ub}]")
         rec.impulse = 0.0
         rec.bounded_cond = BndCond.BND_NA
         if part[r]:
@@ -247,10 +296,10 @@ def assemble(participating, A, D, expanding, pi_expand, verr_start, verr_applied
         F = _as_rows(f"{name}.friction", rec.friction, m)
         if not 1 <= F.size <= 3:
             raise ValueError(f"{name}.friction must list 1 to 3 rows, got {F.size}")
-        claim(name, F)
+        claim(f"{name}.friction", F)
         mu = _check_mu(f"{name}.eff_mu", rec.eff_mu)
-        kn = float(rec.known_n)
-        if not np.isfinite(kn) or kn < 0:
+        kn = real_scalar(rec.known_n, f"{name}.known_n")
+        if kn < 0:
             raise ValueError(f"{name}.known_n must be finite and >= 0, got {kn}")
         rec.friction_impulse = np.zeros(F.size)
         rec.friction_cond = FricCond.FRIC_OFF
@@ -266,7 +315,7 @@ def assemble(participating, A, D, expanding, pi_expand, verr_start, verr_applied
         N = _as_rows(f"{name}.normal", rec.normal, m)
         if not 1 <= F.size <= 3 or not 1 <= N.size <= 3:
             raise ValueError(f"{name}: friction and normal must each list 1 to 3 rows")
-        claim(name, F)
+        claim(f"{name}.friction", F)
         if np.intersect1d(F, N).size:
             raise ValueError(f"{name}: a row cannot be both friction and normal")
         mu = _check_mu(f"{name}.eff_mu", rec.eff_mu)
@@ -280,9 +329,12 @@ def assemble(participating, A, D, expanding, pi_expand, verr_start, verr_applied
 
     stray = np.flatnonzero(part & (owner < 0))
     if stray.size:
-        raise ValueError(f"participating row {int(stray[0])} is not described by any record")
+        raise ValueError(f"participating row {int(stray[0])} is not described by any record (the "
+                         "rows of unconditional mults, uni_contact normal and friction, uni_speed "
+                         "and bounded row, cons_ltd_friction and state_ltd_friction friction)")
 
-    rhs = verr_start + verr_applied - Aeff @ piE
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by the solver
+        rhs = verr_start + verr_applied - Aeff @ piE
     return _Problem(A=Aeff, rhs=rhs, verr_start=verr_start, verr_applied=verr_applied,
                     pi_expand=piE, unknown=np.flatnonzero(unknown), uncond_groups=uncond_groups,
                     uncond_records=uncond_records,

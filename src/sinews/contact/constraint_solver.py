@@ -80,8 +80,12 @@ from typing import Any
 
 import numpy as np
 
-from ._drake_operators import (InertiaSolve, Operator, float_vector, index_vector,
-                               nonnegative_vector, operator_pair)
+from .._checks import real_dtype, real_scalar
+from ._drake_operators import (InertiaSolve, Layout, Operator, Overflow, componentwise_ok,
+                               cone_coupling, equilibration, finite, float_vector, guard,
+                               index_vector, integer_arg, min_norm_solve, nonnegative_vector,
+                               operator_pair, overflow_error, pinv_symmetric, real_ndarray,
+                               rows_scale, step, zeros_if_empty)
 
 __all__ = [
     "AccelProblemData",
@@ -153,24 +157,27 @@ class AccelProblemData:
                              f"contact 0..{nc - 1} exactly once")
         r = index_vector(self.r, "r")
         if r.size != non_sliding.size:
-            raise ValueError(f"r must have one entry per non-sliding contact ({non_sliding.size}),"
-                             f" got {r.size}")
+            raise ValueError(f"r must have one entry per non-sliding contact "
+                             f"(len(non_sliding_contacts) = {non_sliding.size}), got {r.size}")
         nr = int(r.sum())
-        mu_s = float_vector(self.mu_sliding, "mu_sliding", sliding.size)
-        mu_ns = float_vector(self.mu_non_sliding, "mu_non_sliding", non_sliding.size)
+        mu_s = float_vector(self.mu_sliding, "mu_sliding", sliding.size, "len(sliding_contacts)")
+        mu_ns = float_vector(self.mu_non_sliding, "mu_non_sliding", non_sliding.size,
+                             "len(non_sliding_contacts)")
         if np.any(mu_s < 0):
             raise ValueError("mu_sliding must be >= 0")
         if np.any(mu_ns < 0):
             raise ValueError("mu_non_sliding must be >= 0")
-        kN = _zeros_if_empty(float_vector(self.kN, "kN"), nc, "kN")
-        kF = _zeros_if_empty(float_vector(self.kF, "kF"), nr, "kF")
+        kN = float_vector(self.kN, "kN")
+        kF = float_vector(self.kF, "kF")
         kL = float_vector(self.kL, "kL")
         kG = float_vector(self.kG, "kG")
         nl, nb = kL.size, kG.size
         if not isinstance(self.use_complementarity_problem_solver, (bool, np.bool_)):
             raise ValueError("use_complementarity_problem_solver must be a bool")
-        inertia = InertiaSolve(self.solve_inertia, nv)
-        N_op = Operator(self.N, "N", (nc, nv))
+        inertia = InertiaSolve(self.solve_inertia, nv, dims="nv = len(tau)")
+        cols = "nv = len(tau)"
+        N_op = Operator(self.N, "N", (nc, nv), f"nc = len(sliding_contacts) + "
+                        f"len(non_sliding_contacts), {cols}")
         if nc and N_op.kind == "zero":
             raise ValueError("N is required when there are contacts")
         if self.N_minus_mu_Q_T is None:
@@ -182,10 +189,13 @@ class AccelProblemData:
                     raise ValueError("N is a LinearOperator without rmatvec; give "
                                      "N_minus_mu_Q_T explicitly") from exc
         else:
-            NmQT_op = Operator(self.N_minus_mu_Q_T, "N_minus_mu_Q_T", (nv, nc))
-        F_op, FT_op = operator_pair(self.F, self.F_T, nr, nv, "F", "F_T")
-        L_op, LT_op = operator_pair(self.L, self.L_T, nl, nv, "L", "L_T")
-        G_op, GT_op = operator_pair(self.G, self.G_T, nb, nv, "G", "G_T")
+            NmQT_op = Operator(self.N_minus_mu_Q_T, "N_minus_mu_Q_T", (nv, nc),
+                               f"{cols}, nc = number of contacts")
+        F_op, FT_op = operator_pair(self.F, self.F_T, nr, nv, "F", "F_T", f"nr = sum(r), {cols}")
+        L_op, LT_op = operator_pair(self.L, self.L_T, nl, nv, "L", "L_T", f"nl = len(kL), {cols}")
+        G_op, GT_op = operator_pair(self.G, self.G_T, nb, nv, "G", "G_T", f"nb = len(kG), {cols}")
+        kN = zeros_if_empty(kN, nc, "kN", "nc = number of contacts")
+        kF = zeros_if_empty(kF, nr, "kF", "nr = sum(r)")
         for name, value in (("tau", tau), ("sliding_contacts", sliding),
                             ("non_sliding_contacts", non_sliding), ("r", r),
                             ("mu_sliding", mu_s), ("mu_non_sliding", mu_ns), ("kN", kN),
@@ -211,7 +221,10 @@ class AccelProblemData:
 
     def inverse_inertia(self, b: Any) -> np.ndarray:
         """M^-1 b for a vector or the columns of a matrix."""
-        return self._ops.inertia(b)
+        try:
+            return self._ops.inertia(b, "b")
+        except Overflow:
+            raise overflow_error(self, b=b) from None
 
 
 @dataclass(frozen=True, eq=False)
@@ -257,20 +270,23 @@ class VelProblemData:
         if r.size != nc:
             raise ValueError(f"r must have one entry per contact (len(mu) = {nc}), got {r.size}")
         nr = int(r.sum())
-        kN = _zeros_if_empty(float_vector(self.kN, "kN"), nc, "kN")
-        kF = _zeros_if_empty(float_vector(self.kF, "kF"), nr, "kF")
+        kN = float_vector(self.kN, "kN")
+        kF = float_vector(self.kF, "kF")
         kL = float_vector(self.kL, "kL")
         kG = float_vector(self.kG, "kG")
         nl, nb = kL.size, kG.size
-        gammaN = nonnegative_vector(self.gammaN, "gammaN", nc)
-        gammaF = nonnegative_vector(self.gammaF, "gammaF", nr)
-        gammaE = nonnegative_vector(self.gammaE, "gammaE", nc)
-        gammaL = nonnegative_vector(self.gammaL, "gammaL", nl)
-        inertia = InertiaSolve(self.solve_inertia, nv)
-        N_op, NT_op = operator_pair(self.N, self.N_T, nc, nv, "N", "N_T")
-        F_op, FT_op = operator_pair(self.F, self.F_T, nr, nv, "F", "F_T")
-        L_op, LT_op = operator_pair(self.L, self.L_T, nl, nv, "L", "L_T")
-        G_op, GT_op = operator_pair(self.G, self.G_T, nb, nv, "G", "G_T")
+        cols = "nv = len(Mv)"
+        inertia = InertiaSolve(self.solve_inertia, nv, dims=cols)
+        N_op, NT_op = operator_pair(self.N, self.N_T, nc, nv, "N", "N_T", f"nc = len(mu), {cols}")
+        F_op, FT_op = operator_pair(self.F, self.F_T, nr, nv, "F", "F_T", f"nr = sum(r), {cols}")
+        L_op, LT_op = operator_pair(self.L, self.L_T, nl, nv, "L", "L_T", f"nl = len(kL), {cols}")
+        G_op, GT_op = operator_pair(self.G, self.G_T, nb, nv, "G", "G_T", f"nb = len(kG), {cols}")
+        kN = zeros_if_empty(kN, nc, "kN", "nc = len(mu)")
+        kF = zeros_if_empty(kF, nr, "kF", "nr = sum(r)")
+        gammaN = nonnegative_vector(self.gammaN, "gammaN", nc, "nc = len(mu)")
+        gammaF = nonnegative_vector(self.gammaF, "gammaF", nr, "nr = sum(r)")
+        gammaE = nonnegative_vector(self.gammaE, "gammaE", nc, "nc = len(mu)")
+        gammaL = nonnegative_vector(self.gammaL, "gammaL", nl, "nl = len(kL)")
         for name, value in (("Mv", Mv), ("mu", mu), ("r", r), ("kN", kN), ("kF", kF),
                             ("kL", kL), ("kG", kG), ("gammaN", gammaN), ("gammaF", gammaF),
                             ("gammaE", gammaE), ("gammaL", gammaL)):
@@ -292,16 +308,10 @@ class VelProblemData:
 
     def inverse_inertia(self, b: Any) -> np.ndarray:
         """M^-1 b for a vector or the columns of a matrix."""
-        return self._ops.inertia(b)
-
-
-def _zeros_if_empty(vector: np.ndarray, size: int, name: str) -> np.ndarray:
-    if vector.size == 0 and size > 0:
-        vector = np.zeros(size)
-        vector.setflags(write=False)
-    if vector.size != size:
-        raise ValueError(f"{name} must be empty or have length {size}, got {vector.size}")
-    return vector
+        try:
+            return self._ops.inertia(b, "b")
+        except Overflow:
+            raise overflow_error(self, b=b) from None
 
 
 @dataclass(frozen=True)
@@ -361,24 +371,37 @@ class MlcpToLcpData:
             empty = np.zeros((0, 0))
             return cls(nv, 0, empty, empty, np.zeros((nv, 0)), ops.inertia, ops.G)
         MiGT = ops.inertia(ops.GT.matrix())
-        delassus = ops.G(MiGT)
+        delassus = finite(ops.G(MiGT))
         delassus = 0.5 * (delassus + delassus.T)
-        delassus_pinv = _pinv_symmetric(delassus)
+        delassus_pinv = finite(pinv_symmetric(delassus))
         for a in (delassus, delassus_pinv, MiGT):
             a.setflags(write=False)
         return cls(nv, nb, delassus, delassus_pinv, MiGT, ops.inertia, ops.G)
 
     def projected_inertia_solve(self, X: Any) -> np.ndarray:
         """C X with C = M^-1 - M^-1 G^T Del^+ G M^-1 (equals M^-1 X when nb = 0)."""
+        X = self._checked(X, "X", self.num_velocities)
+        try:
+            return self._projected(X)
+        except Overflow:
+            raise overflow_error(None, self._inertia, (self._G,), X=X) from None
+
+    def _projected(self, X: np.ndarray) -> np.ndarray:
         Y = self._inertia(X)
         if self.num_bilateral == 0:
             return Y
-        return Y - self.inverse_inertia_G_T @ (self.delassus_pinv @ self._G(Y))
+        return finite(Y - self.inverse_inertia_G_T @ (self.delassus_pinv @ self._G(Y)))
 
     def saddle_point_solve(self, B: Any) -> np.ndarray:
         """A^-1 [Y; Z] for A = [[M, -G^T], [G, 0]]: the solution (x, lam) of
         M x - G^T lam = Y, G x = Z (least squares in lam for redundant G)."""
-        B = np.asarray(B, dtype=float)
+        B = self._checked(B, "B", self.num_velocities + self.num_bilateral)
+        try:
+            return self._saddle(B)
+        except Overflow:
+            raise overflow_error(None, self._inertia, (self._G,), B=B) from None
+
+    def _saddle(self, B: np.ndarray) -> np.ndarray:
         nv = self.num_velocities
         Y, Z = B[:nv], B[nv:]
         MiY = self._inertia(Y)
@@ -386,18 +409,16 @@ class MlcpToLcpData:
             return MiY
         lam = self.delassus_pinv @ (Z - self._G(MiY))
         x = MiY + self.inverse_inertia_G_T @ lam
-        return np.concatenate([x, lam], axis=0)
+        return finite(np.concatenate([x, lam], axis=0))
 
-
-def _pinv_symmetric(A: np.ndarray) -> np.ndarray:
-    """Minimum-norm pseudo-inverse of a symmetric PSD matrix (singular values below
-    n * eps * largest are treated as zero)."""
-    if A.size == 0:
-        return np.zeros_like(A)
-    vals, vecs = np.linalg.eigh(A)
-    cutoff = A.shape[0] * _EPS * max(float(np.max(np.abs(vals))), 0.0) * 10.0
-    inv = np.where(np.abs(vals) > cutoff, 1.0 / np.where(vals == 0, 1.0, vals), 0.0)
-    return (vecs * inv) @ vecs.T
+    @staticmethod
+    def _checked(X: Any, name: str, rows: int) -> np.ndarray:
+        X = real_ndarray(X, name)
+        if X.ndim not in (1, 2) or X.shape[0] != rows:
+            raise ValueError(f"{name} must have shape ({rows},) or ({rows}, k), got {X.shape}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError(f"{name} contains NaN or infinite entries")
+        return X
 
 
 # --------------------------------------------------------------------------------------------
@@ -491,75 +512,6 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 # LCP assembly
 # --------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Layout:
-    """Index ranges of z = [fN (nc), fD+ (nr), fD- (nr), lam (ncone), fL (nl)]."""
-
-    nc: int
-    nr: int
-    ncone: int
-    nl: int
-
-    @property
-    def size(self) -> int:
-        return self.nc + 2 * self.nr + self.ncone + self.nl
-
-    @property
-    def fN(self) -> slice:
-        return slice(0, self.nc)
-
-    @property
-    def fDp(self) -> slice:
-        return slice(self.nc, self.nc + self.nr)
-
-    @property
-    def fDm(self) -> slice:
-        return slice(self.nc + self.nr, self.nc + 2 * self.nr)
-
-    @property
-    def lam(self) -> slice:
-        s = self.nc + 2 * self.nr
-        return slice(s, s + self.ncone)
-
-    @property
-    def fL(self) -> slice:
-        s = self.nc + 2 * self.nr + self.ncone
-        return slice(s, s + self.nl)
-
-    def unpack_map(self) -> np.ndarray:
-        """P: z -> (fN, fF = fD+ - fD-, fL), a (nc + nr + nl) x size matrix."""
-        m = self.nc + self.nr + self.nl
-        P = np.zeros((m, self.size))
-        P[np.arange(self.nc), np.arange(self.nc)] = 1.0
-        rows = self.nc + np.arange(self.nr)
-        P[rows, self.fDp.start + np.arange(self.nr)] = 1.0
-        P[rows, self.fDm.start + np.arange(self.nr)] = -1.0
-        rows = self.nc + self.nr + np.arange(self.nl)
-        P[rows, self.fL.start + np.arange(self.nl)] = 1.0
-        return P
-
-    def lambda_mask(self) -> np.ndarray:
-        """True on the lam rows and lam columns (the entries that do not scale with h)."""
-        mask = np.zeros((self.size, self.size), dtype=bool)
-        mask[self.lam, :] = True
-        mask[:, self.lam] = True
-        return mask
-
-
-def _cone_coupling(layout: _Layout, r: np.ndarray, cone_contacts: np.ndarray,
-                   mu: np.ndarray) -> np.ndarray:
-    """The friction-cone entries of MM: E in the fD+/fD- rows, -E^T and mu in the lam rows."""
-    C = np.zeros((layout.size, layout.size))
-    E = np.zeros((layout.nr, layout.ncone))
-    E[np.arange(layout.nr), np.repeat(np.arange(layout.ncone), r)] = 1.0
-    C[layout.fDp, layout.lam] = E
-    C[layout.fDm, layout.lam] = E
-    C[layout.lam, layout.fDp] = -E.T
-    C[layout.lam, layout.fDm] = -E.T
-    C[layout.lam.start + np.arange(layout.ncone), cone_contacts] = mu
-    return C
-
-
 def _delassus_blocks(ops: _Ops, inverse: Any) -> np.ndarray:
     """W = J X J~^T with J = [N; F; L], J~^T = [NT, F^T, L^T] and X = C (or M^-1)."""
     JT = np.hstack([ops.NT.matrix(), ops.FT.matrix(), ops.LT.matrix()])
@@ -572,17 +524,17 @@ def _rows(ops: _Ops, v: np.ndarray, data: Any) -> np.ndarray:
     return np.concatenate([ops.N(v) + data.kN, ops.F(v) + data.kF, ops.L(v) + data.kL])
 
 
-def _accel_layout(data: AccelProblemData) -> _Layout:
+def _accel_layout(data: AccelProblemData) -> Layout:
     o = data._ops
-    return _Layout(o.nc, o.nr, data.num_non_sliding, o.nl)
+    return Layout(o.nc, o.nr, data.num_non_sliding, o.nl)
 
 
-def _vel_layout(data: VelProblemData) -> _Layout:
+def _vel_layout(data: VelProblemData) -> Layout:
     o = data._ops
-    return _Layout(o.nc, o.nr, o.nc, o.nl)
+    return Layout(o.nc, o.nr, o.nc, o.nl)
 
 
-def _unpack(layout: _Layout, z: np.ndarray) -> np.ndarray:
+def _unpack(layout: Layout, z: np.ndarray) -> np.ndarray:
     """(fN, fF, fL) from z."""
     return np.concatenate([z[layout.fN], z[layout.fDp] - z[layout.fDm], z[layout.fL]])
 
@@ -599,29 +551,35 @@ def cfm_erp_from_stiffness_damping(stiffness: float, damping: float,
     With force unknowns use gamma = CFM and kN = ERP phi / dt; with impulse unknowns
     (:meth:`ConstraintSolver.solve_impact_problem`) use gamma = CFM / dt.
     """
-    k, b, h = (float(stiffness), float(damping), float(dt))
-    if not np.isfinite(k) or k < 0:
+    k, b, h = real_scalar(stiffness, "stiffness"), real_scalar(damping, "damping"), step(dt)
+    if k < 0:
         raise ValueError("stiffness must be finite and >= 0")
-    if not np.isfinite(b) or b < 0:
+    if b < 0:
         raise ValueError("damping must be finite and >= 0")
-    if not np.isfinite(h) or h <= 0:
-        raise ValueError("dt must be finite and > 0")
     denominator = h * k + b
     if denominator <= 0:
         raise ValueError("stiffness and damping must not both be zero")
-    return 1.0 / denominator, h * k / denominator
+    cfm, erp = 1.0 / denominator, h * k / denominator
+    if not (np.isfinite(cfm) and np.isfinite(erp)):
+        raise ValueError("CFM = 1 / (dt stiffness + damping) overflows: stiffness, damping and "
+                         "dt are too large or too small in magnitude")
+    return cfm, erp
 
 
 def stiffness_damping_from_cfm_erp(cfm: float, erp: float, dt: float) -> tuple[float, float]:
     """Inverse of :func:`cfm_erp_from_stiffness_damping`: k = ERP / (CFM dt), b = (1 - ERP)/CFM."""
-    c, e, h = (float(cfm), float(erp), float(dt))
-    if not np.isfinite(c) or c <= 0:
+    c, e, h = real_scalar(cfm, "cfm"), real_scalar(erp, "erp"), step(dt)
+    if c <= 0:
         raise ValueError("cfm must be finite and > 0")
-    if not np.isfinite(e) or not 0.0 <= e <= 1.0:
+    if not 0.0 <= e <= 1.0:
         raise ValueError("erp must lie in [0, 1]")
-    if not np.isfinite(h) or h <= 0:
-        raise ValueError("dt must be finite and > 0")
-    return e / (c * h), (1.0 - e) / c
+    with np.errstate(over="ignore", divide="ignore"):
+        k, b = np.float64(e) / (np.float64(c) * h), (1.0 - e) / np.float64(c)
+    k, b = float(k), float(b)
+    if not (np.isfinite(k) and np.isfinite(b)):
+        raise ValueError("stiffness = erp / (cfm dt) or damping = (1 - erp) / cfm overflows: cfm "
+                         "and dt are too small in magnitude")
+    return k, b
 
 
 # --------------------------------------------------------------------------------------------
@@ -647,11 +605,20 @@ class ConstraintSolver:
     def __init__(self, *, lexicographic: bool | None = None, max_pivots: int | None = None,
                  regularization_exponents: tuple[int, int, int] = (-16, 1, 1),
                  drake_compat: bool = False):
-        if max_pivots is not None and int(max_pivots) < 0:
-            raise ValueError("max_pivots must be >= 0")
-        exps = tuple(int(e) for e in regularization_exponents)
-        if len(exps) != 3 or exps[1] <= 0:
-            raise ValueError("regularization_exponents must be (min_exp, step_exp > 0, max_exp)")
+        if max_pivots is not None:
+            max_pivots = integer_arg(max_pivots, "max_pivots", minimum=0)
+        try:
+            exps = np.asarray(regularization_exponents)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"regularization_exponents must be three integers: {exc}") from None
+        exps = tuple(real_dtype(exps, "regularization_exponents").reshape(-1).tolist())
+        if len(exps) != 3 or np.ndim(regularization_exponents) != 1:
+            raise ValueError("regularization_exponents must be (min_exp, step_exp > 0, max_exp), "
+                             f"got {regularization_exponents!r}")
+        exps = tuple(integer_arg(e, "regularization_exponents") for e in exps)
+        if exps[1] <= 0 or max(abs(exps[0]), abs(exps[2])) > 300:
+            raise ValueError("regularization_exponents must be (min_exp, step_exp > 0, max_exp) "
+                             f"with |exponents| <= 300, got {exps}")
         if lexicographic not in (None, True, False):
             raise ValueError("lexicographic must be None, True or False")
         self.lexicographic = lexicographic
@@ -662,22 +629,42 @@ class ConstraintSolver:
     # ---------------------------------------------------------------------------------------
     # LCP solving
     # ---------------------------------------------------------------------------------------
-    def _solve_lcp(self, MM: np.ndarray, qq: np.ndarray, regularize: bool) -> dict:
-        from sinews.lcp import check_lcp, solve_lemke, solve_lemke_regularized
-
+    def _solve_lcp(self, MM: np.ndarray, qq: np.ndarray, regularize: bool,
+                   qq_scale: np.ndarray | None = None) -> dict:
         n = qq.size
         if n == 0:
             return dict(z=np.zeros(0), converged=True, regularization=0.0, pivots=0,
                         lcp_status="empty LCP", status="lcp")
-        zero_tol = n * float(np.max(np.abs(MM))) * 10.0 * _EPS
+        finite(MM), finite(qq)
+        # Badly scaled data (rows of very different magnitudes) is equilibrated first: Lemke then
+        # solves D MM D y + D qq, z = D y, and the small rows are not lost in round-off.  If that
+        # attempt fails, the problem is also tried as posed.
+        d = equilibration(MM)
+        if d is not None:
+            M1, q1 = d[:, None] * MM * d[None, :], d * qq
+            if np.all(np.isfinite(M1)) and np.all(np.isfinite(q1)):
+                out = self._lemke(MM, qq, M1, q1, d, regularize, qq_scale)
+                if out["converged"]:
+                    return out
+                plain = self._lemke(MM, qq, MM, qq, None, regularize, qq_scale)
+                plain["pivots"] += out["pivots"]
+                return plain if plain["converged"] else dict(out, pivots=plain["pivots"])
+        return self._lemke(MM, qq, MM, qq, None, regularize, qq_scale)
+
+    def _lemke(self, MM, qq, M1, q1, d, regularize, qq_scale) -> dict:
+        """Lemke (with Drake's retries) on (M1, q1) = (D MM D, D qq); the answer z = D y is
+        judged on the posed (MM, qq)."""
+        from sinews.lcp import check_lcp, solve_lemke, solve_lemke_regularized
+
+        zero_tol = float(np.max(np.abs(M1))) * (qq.size * 10.0 * _EPS)
         zero_tol = zero_tol if zero_tol > 0 else -1.0
-        res = solve_lemke(MM, qq, zero_tol=zero_tol, lexicographic=bool(self.lexicographic),
+        res = solve_lemke(M1, q1, zero_tol=zero_tol, lexicographic=bool(self.lexicographic),
                           max_pivots=self.max_pivots)
         pivots = res.pivots
         regularization = 0.0
         status = "lcp"
         if not res.converged and self.lexicographic is None:
-            retry = solve_lemke(MM, qq, zero_tol=zero_tol, lexicographic=True,
+            retry = solve_lemke(M1, q1, zero_tol=zero_tol, lexicographic=True,
                                 max_pivots=self.max_pivots)
             pivots += retry.pivots
             if retry.converged:
@@ -685,7 +672,7 @@ class ConstraintSolver:
                 status = "lcp (lexicographic retry)"
         if not res.converged and regularize:
             lo, step, hi = self.regularization_exponents
-            reg = solve_lemke_regularized(MM, qq, min_exp=lo, step_exp=step, max_exp=hi,
+            reg = solve_lemke_regularized(M1, q1, min_exp=lo, step_exp=step, max_exp=hi,
                                           zero_tol=zero_tol)
             pivots += reg.pivots
             match = re.search(r"regularisation 1e(-?\d+)", reg.status)
@@ -693,9 +680,10 @@ class ConstraintSolver:
                 regularization = 10.0 ** int(match.group(1))
             res = reg  # z = 0 with the wrapper's status if every attempt failed
             status = "regularized lcp" if regularization else "lcp"
-        z = np.array(res.z, dtype=float)
-        check = check_lcp(MM, qq, z)
-        converged = bool(res.converged and check.ok)
+        y = finite(np.array(res.z, dtype=float))
+        z = y if d is None else finite(d * y)
+        converged = bool(res.converged and check_lcp(MM, qq, z).ok
+                         and componentwise_ok(MM, qq, z, qq_scale))
         if not converged:
             status = f"failed: {res.status}"
         return dict(z=z, converged=converged, regularization=regularization, pivots=pivots,
@@ -706,12 +694,15 @@ class ConstraintSolver:
         w = MM @ z + qq if z.size else np.zeros(0)
         if z.size == 0:
             return dict(lcp_z=z, lcp_w=w, complementarity=0.0, feasibility=0.0)
-        return dict(lcp_z=_frozen(z), lcp_w=_frozen(w),
-                    complementarity=float(np.max(np.abs(z * w))),
+        with np.errstate(over="ignore"):
+            complementarity = float(np.max(np.abs(z * w)))
+        return dict(lcp_z=_frozen(finite(z)), lcp_w=_frozen(finite(w)),
+                    complementarity=float(finite(np.asarray(complementarity))),
                     feasibility=max(0.0, float(-z.min()), float(-w.min())))
 
     # ---------------------------------------------------------------------------------------
-    # Acceleration level
+    # Public entry points: type checks, then the work; an overflow inside becomes a ValueError
+    # naming the inputs of extreme magnitude.
     # ---------------------------------------------------------------------------------------
     def solve_constraint_problem(self, problem_data: AccelProblemData) -> ConstraintSolution:
         """Solve the acceleration-level problem (Drake's ``SolveConstraintProblem``).
@@ -722,23 +713,80 @@ class ConstraintSolver:
         """
         if not isinstance(problem_data, AccelProblemData):
             raise ValueError("problem_data must be an AccelProblemData")
-        data = problem_data
+        return guard(problem_data, self._solve_constraint_problem, problem_data)
+
+    def solve_impact_problem(self, problem_data: VelProblemData) -> ConstraintSolution:
+        """Impulses for an impact (Drake's ``SolveImpactProblem``).
+
+        Plain Lemke first; if it fails, Lemke on MM + alpha I for alpha in the regularisation
+        schedule. ``converged`` is True only if the returned z solves the *unregularised* LCP
+        within tolerance; ``regularization`` reports the alpha used.
+        """
+        if not isinstance(problem_data, VelProblemData):
+            raise ValueError("problem_data must be a VelProblemData")
+        return guard(problem_data, self._solve_impact_problem, problem_data)
+
+    def construct_base_discretized_time_lcp(self, problem_data: VelProblemData
+                                            ) -> DiscretizedTimeLcp:
+        """The h-independent part of the time-stepping LCP (Drake's
+        ``ConstructBaseDiscretizedTimeLcp``), built without gammas.
+
+        Returns an inactive (empty) LCP when there are no constraints, or when nb = 0 and
+        v = M^-1 Mv already satisfies N v + kN >= 0 and L v + kL >= 0.
+        """
+        if not isinstance(problem_data, VelProblemData):
+            raise ValueError("problem_data must be a VelProblemData")
+        return guard(problem_data, self._construct_base, problem_data)
+
+    def update_discretized_time_lcp(self, problem_data: VelProblemData,
+                                    base: DiscretizedTimeLcp, dt: float) -> DiscretizedTimeLcp:
+        """The LCP for step ``dt`` (Drake's ``UpdateDiscretizedTimeLcp``), as a new object.
+
+        MM_dt = dt * (dynamics blocks of base.MM) + cone coupling + diag(gammaN, gammaF, gammaF,
+        gammaE, gammaL); qq from the current Mv, kN, kF, kL, kG. Neither ``base`` nor
+        ``problem_data`` is modified, so the update can be repeated with another dt.
+        """
+        if not isinstance(problem_data, VelProblemData):
+            raise ValueError("problem_data must be a VelProblemData")
+        if not isinstance(base, DiscretizedTimeLcp):
+            raise ValueError("base must be a DiscretizedTimeLcp")
+        h = step(dt)
+        return guard(problem_data, self._update, problem_data, base, h, dt=h)
+
+    def solve_discretized_time_lcp(self, problem_data: VelProblemData,
+                                   dt: float) -> ConstraintSolution:
+        """Construct, update, solve (Lemke, no regularisation) and populate in one call.
+
+        cf holds forces (not impulses); the post-step velocity is
+        M^-1 (Mv + dt * generalized force), see :meth:`compute_generalized_acceleration`.
+        """
+        if not isinstance(problem_data, VelProblemData):
+            raise ValueError("problem_data must be a VelProblemData")
+        h = step(dt)
+        return guard(problem_data, self._solve_discretized, problem_data, h, dt=h)
+
+    # ---------------------------------------------------------------------------------------
+    # Acceleration level
+    # ---------------------------------------------------------------------------------------
+    def _solve_constraint_problem(self, data: AccelProblemData) -> ConstraintSolution:
         ops = data._ops
         counts = (ops.nc, ops.nr, ops.nl, ops.nb)
         if ops.nc == ops.nl == ops.nb == 0:
             return ConstraintSolution(np.zeros(0), True, "no constraints", *counts)
         if ops.nb == 0:
             a0 = ops.inertia(data.tau)
-            if np.all(ops.N(a0) + data.kN >= 0) and np.all(ops.L(a0) + data.kL >= 0):
+            gN, gL = finite(ops.N(a0) + data.kN), finite(ops.L(a0) + data.kL)
+            if np.all(gN >= 0) and np.all(gL >= 0):
                 return ConstraintSolution(np.zeros(data.num_packed), True,
                                           "no active constraints", *counts)
         mlcp = MlcpToLcpData.from_problem_data(data)
         # Acceleration with bilateral constraints enforced and unilateral forces zero.
-        a_b = mlcp.saddle_point_solve(np.concatenate([data.tau, -data.kG]))[:ops.nv]
+        a_b = mlcp._saddle(np.concatenate([data.tau, -data.kG]))[:ops.nv]
         compat = self.drake_compat
-        inverse = ops.inertia if compat else mlcp.projected_inertia_solve
+        inverse = ops.inertia if compat else mlcp._projected
         W = _delassus_blocks(ops, inverse)
         rows_k = _rows(ops, a_b, data)
+        k_scale = rows_scale(ops, a_b, data)
         nc, nr = ops.nc, ops.nr
         extra: dict = {}
         if data.use_complementarity_problem_solver:
@@ -750,27 +798,33 @@ class ConstraintSolver:
                 W_lcp[nc + nr:, :nc] = W[:nc, nc + nr:].T
             layout = _accel_layout(data)
             P = layout.unpack_map()
-            MM = P.T @ W_lcp @ P + _cone_coupling(layout, data.r, data.non_sliding_contacts,
+            MM = P.T @ W_lcp @ P + cone_coupling(layout, data.r, data.non_sliding_contacts,
                                               data.mu_non_sliding)
             qq = P.T @ rows_k
-            out = self._solve_lcp(MM, qq, regularize=False)
+            out = self._solve_lcp(MM, qq, regularize=False, qq_scale=np.abs(P.T) @ k_scale)
             z = out["z"]
             forces = _unpack(layout, z)
             extra = self._diagnostics(MM, qq, z)
             extra.update(pivots=out["pivots"], lcp_status=out["lcp_status"])
             converged, status = out["converged"], out["status"]
         else:
-            forces, residual = _min_norm_solve(W, -rows_k)
+            forces, residual = min_norm_solve(finite(W), -finite(rows_k))
             scale = max(1.0, float(np.max(np.abs(W))) if W.size else 1.0,
                         float(np.max(np.abs(rows_k))) if rows_k.size else 1.0)
-            converged = residual <= np.sqrt(_EPS) * scale
+            # each row against its own scale too (see componentwise_ok)
+            r = k_scale + np.abs(W) @ np.abs(forces)
+            if r.size:
+                r = r + np.minimum(float(np.median(r)),
+                                   np.abs(W).sum(axis=1) * float(np.max(np.abs(forces))))
+            converged = (residual <= np.sqrt(_EPS) * scale
+                         and bool(np.all(np.abs(W @ forces + rows_k) <= 1e-7 * r)))
             status = "linear system" if converged else "failed: inconsistent linear system"
             extra = dict(residual=residual)
         fG = np.zeros(0)
         if ops.nb:
             generalized = (ops.NT(forces[:nc]) + ops.FT(forces[nc:nc + nr])
                            + ops.LT(forces[nc + nr:]))
-            fG = mlcp.saddle_point_solve(
+            fG = mlcp._saddle(
                 np.concatenate([data.tau + generalized, -data.kG]))[ops.nv:]
         cf = _frozen(np.concatenate([forces, fG]))
         solution = ConstraintSolution(cf, bool(converged), status, *counts, **extra)
@@ -783,15 +837,15 @@ class ConstraintSolver:
                       with_gammas: bool) -> tuple[np.ndarray, np.ndarray]:
         ops = data._ops
         layout = _vel_layout(data)
-        inverse = ops.inertia if self.drake_compat else mlcp.projected_inertia_solve
+        inverse = ops.inertia if self.drake_compat else mlcp._projected
         W = _delassus_blocks(ops, inverse)
         P = layout.unpack_map()
-        MM = dt * (P.T @ W @ P) + _cone_coupling(layout, data.r, np.arange(ops.nc), data.mu)
+        MM = dt * (P.T @ W @ P) + cone_coupling(layout, data.r, np.arange(ops.nc), data.mu)
         if with_gammas:
             MM[np.diag_indices_from(MM)] += _gamma_diagonal(data)
-        v_b = mlcp.saddle_point_solve(np.concatenate([data.Mv, -data.kG]))[:ops.nv]
+        v_b = mlcp._saddle(np.concatenate([data.Mv, -data.kG]))[:ops.nv]
         qq = P.T @ _rows(ops, v_b, data)
-        return MM, qq
+        return MM, qq, np.abs(P.T) @ rows_scale(ops, v_b, data)
 
     @staticmethod
     def _check_bilateral(solution: "ConstraintSolution", data, velocity) -> "ConstraintSolution":
@@ -801,8 +855,7 @@ class ConstraintSolver:
         ops = data._ops
         if not (ops.nb and solution.converged):
             return solution
-        cf = np.asarray(solution.cf)
-        gf = ConstraintSolver.compute_generalized_force_from_constraint_forces(data, cf)
+        gf = ConstraintSolver._generalized_force(data, np.asarray(solution.cf))
         x = velocity(gf)
         r = ops.G(x) + data.kG
         scale = 1.0 + max(float(np.max(np.abs(ops.G(x)))), float(np.max(np.abs(data.kG))))
@@ -818,18 +871,10 @@ class ConstraintSolver:
         if ops.nb:
             return False
         v = ops.inertia(data.Mv)
-        return bool(np.all(ops.N(v) + data.kN >= 0) and np.all(ops.L(v) + data.kL >= 0))
+        gN, gL = finite(ops.N(v) + data.kN), finite(ops.L(v) + data.kL)
+        return bool(np.all(gN >= 0) and np.all(gL >= 0))
 
-    def solve_impact_problem(self, problem_data: VelProblemData) -> ConstraintSolution:
-        """Impulses for an impact (Drake's ``SolveImpactProblem``).
-
-        Plain Lemke first; if it fails, Lemke on MM + alpha I for alpha in the regularisation
-        schedule. ``converged`` is True only if the returned z solves the *unregularised* LCP
-        within tolerance; ``regularization`` reports the alpha used.
-        """
-        if not isinstance(problem_data, VelProblemData):
-            raise ValueError("problem_data must be a VelProblemData")
-        data = problem_data
+    def _solve_impact_problem(self, data: VelProblemData) -> ConstraintSolution:
         ops = data._ops
         counts = (ops.nc, ops.nr, ops.nl, ops.nb)
         if ops.nc == ops.nl == ops.nb == 0:
@@ -838,52 +883,28 @@ class ConstraintSolver:
             return ConstraintSolution(np.zeros(data.num_packed), True, "no active constraints",
                                       *counts)
         mlcp = MlcpToLcpData.from_problem_data(data)
-        MM, qq = self._velocity_lcp(data, mlcp, 1.0, with_gammas=True)
-        out = self._solve_lcp(MM, qq, regularize=True)
+        MM, qq, qq_scale = self._velocity_lcp(data, mlcp, 1.0, with_gammas=True)
+        out = self._solve_lcp(MM, qq, regularize=True, qq_scale=qq_scale)
         z = out["z"]
         a = np.concatenate([-data.Mv, data.kG])
-        cf = self.populate_packed_constraint_forces_from_lcp_solution(data, mlcp, z, a, 1.0)
+        cf = _populate(data, mlcp, z, a, 1.0)
         extra = self._diagnostics(MM, qq, z)
         solution = ConstraintSolution(cf, out["converged"], out["status"], *counts,
                                       pivots=out["pivots"], regularization=out["regularization"],
                                       lcp_status=out["lcp_status"], **extra)
         return self._check_bilateral(solution, data, lambda gf: ops.inertia(data.Mv + gf))
 
-    def construct_base_discretized_time_lcp(self, problem_data: VelProblemData
-                                            ) -> DiscretizedTimeLcp:
-        """The h-independent part of the time-stepping LCP (Drake's
-        ``ConstructBaseDiscretizedTimeLcp``), built without gammas.
-
-        Returns an inactive (empty) LCP when there are no constraints, or when nb = 0 and
-        v = M^-1 Mv already satisfies N v + kN >= 0 and L v + kL >= 0.
-        """
-        if not isinstance(problem_data, VelProblemData):
-            raise ValueError("problem_data must be a VelProblemData")
-        data = problem_data
+    def _construct_base(self, data: VelProblemData) -> DiscretizedTimeLcp:
         mlcp = MlcpToLcpData.from_problem_data(data)
         ops = data._ops
         if ops.nc == ops.nl == ops.nb == 0 or self._no_impact(data):
             return DiscretizedTimeLcp(_frozen(np.zeros((0, 0))), _frozen(np.zeros(0)), mlcp,
                                       active=False)
-        MM, qq = self._velocity_lcp(data, mlcp, 1.0, with_gammas=self.drake_compat)
-        return DiscretizedTimeLcp(_frozen(MM), _frozen(qq), mlcp)
+        MM, qq, _ = self._velocity_lcp(data, mlcp, 1.0, with_gammas=self.drake_compat)
+        return DiscretizedTimeLcp(_frozen(finite(MM)), _frozen(finite(qq)), mlcp)
 
-    def update_discretized_time_lcp(self, problem_data: VelProblemData,
-                                    base: DiscretizedTimeLcp, dt: float) -> DiscretizedTimeLcp:
-        """The LCP for step ``dt`` (Drake's ``UpdateDiscretizedTimeLcp``), as a new object.
-
-        MM_dt = dt * (dynamics blocks of base.MM) + cone coupling + diag(gammaN, gammaF, gammaF,
-        gammaE, gammaL); qq from the current Mv, kN, kF, kL, kG. Neither ``base`` nor
-        ``problem_data`` is modified, so the update can be repeated with another dt.
-        """
-        if not isinstance(problem_data, VelProblemData):
-            raise ValueError("problem_data must be a VelProblemData")
-        if not isinstance(base, DiscretizedTimeLcp):
-            raise ValueError("base must be a DiscretizedTimeLcp")
-        h = float(dt)
-        if not np.isfinite(h) or h <= 0:
-            raise ValueError("dt must be finite and > 0")
-        data = problem_data
+    def _update(self, data: VelProblemData, base: DiscretizedTimeLcp,
+                h: float) -> DiscretizedTimeLcp:
         ops = data._ops
         mlcp = MlcpToLcpData.from_problem_data(data) if ops.nb else base.mlcp_to_lcp
         a = _frozen(np.concatenate([-data.Mv, data.kG]))
@@ -895,20 +916,12 @@ class ConstraintSolver:
                              f"needs {layout.size}")
         MM = np.where(layout.lambda_mask(), base.MM, h * base.MM)
         MM[np.diag_indices_from(MM)] += _gamma_diagonal(data)
-        v_b = mlcp.saddle_point_solve(np.concatenate([data.Mv, -data.kG]))[:ops.nv]
+        v_b = mlcp._saddle(np.concatenate([data.Mv, -data.kG]))[:ops.nv]
         qq = layout.unpack_map().T @ _rows(ops, v_b, data)
-        return DiscretizedTimeLcp(_frozen(MM), _frozen(qq), mlcp, h, a)
+        return DiscretizedTimeLcp(_frozen(finite(MM)), _frozen(finite(qq)), mlcp, h, a)
 
-    def solve_discretized_time_lcp(self, problem_data: VelProblemData,
-                                   dt: float) -> ConstraintSolution:
-        """Construct, update, solve (Lemke, no regularisation) and populate in one call.
-
-        cf holds forces (not impulses); the post-step velocity is
-        M^-1 (Mv + dt * generalized force), see :meth:`compute_generalized_acceleration`.
-        """
-        base = self.construct_base_discretized_time_lcp(problem_data)
-        lcp = self.update_discretized_time_lcp(problem_data, base, dt)
-        data = problem_data
+    def _solve_discretized(self, data: VelProblemData, dt: float) -> ConstraintSolution:
+        lcp = self._update(data, self._construct_base(data), dt)
         ops = data._ops
         counts = (ops.nc, ops.nr, ops.nl, ops.nb)
         if not lcp.active:
@@ -916,10 +929,11 @@ class ConstraintSolver:
                 return ConstraintSolution(np.zeros(0), True, "no constraints", *counts)
             return ConstraintSolution(np.zeros(data.num_packed), True, "no active constraints",
                                       *counts)
-        out = self._solve_lcp(lcp.MM, lcp.qq, regularize=False)
+        v_b = lcp.mlcp_to_lcp._saddle(np.concatenate([data.Mv, -data.kG]))[:ops.nv]
+        qq_scale = np.abs(_vel_layout(data).unpack_map().T) @ rows_scale(ops, v_b, data)
+        out = self._solve_lcp(lcp.MM, lcp.qq, regularize=False, qq_scale=qq_scale)
         z = out["z"]
-        cf = self.populate_packed_constraint_forces_from_lcp_solution(
-            data, lcp.mlcp_to_lcp, z, lcp.a, lcp.dt)
+        cf = _populate(data, lcp.mlcp_to_lcp, z, lcp.a, lcp.dt)
         extra = self._diagnostics(lcp.MM, lcp.qq, z)
         solution = ConstraintSolution(cf, out["converged"], out["status"], *counts,
                                       pivots=out["pivots"], lcp_status=out["lcp_status"], **extra)
@@ -940,28 +954,18 @@ class ConstraintSolver:
             raise ValueError("problem_data must be a VelProblemData")
         if not isinstance(mlcp_to_lcp, MlcpToLcpData):
             raise ValueError("mlcp_to_lcp must be an MlcpToLcpData")
-        data = problem_data
-        ops = data._ops
-        h = float(dt)
-        if not np.isfinite(h) or h <= 0:
-            raise ValueError("dt must be finite and > 0")
-        layout = _vel_layout(data)
+        ops = problem_data._ops
+        if (mlcp_to_lcp.num_velocities, mlcp_to_lcp.num_bilateral) != (ops.nv, ops.nb):
+            raise ValueError(f"mlcp_to_lcp has (nv, nb) = ({mlcp_to_lcp.num_velocities}, "
+                             f"{mlcp_to_lcp.num_bilateral}), problem_data ({ops.nv}, {ops.nb})")
+        h = step(dt)
         zz = float_vector(zz, "zz")
-        if zz.size == 0:
-            forces = np.zeros(ops.nc + ops.nr + ops.nl)
-        elif zz.size != layout.size:
-            raise ValueError(f"zz must have length {layout.size}, got {zz.size}")
-        else:
-            forces = _unpack(layout, zz)
-        fG = np.zeros(0)
-        if ops.nb:
-            a = float_vector(a, "a", ops.nv + ops.nb)
-            nc, nr = ops.nc, ops.nr
-            impulse = h * (ops.NT(forces[:nc]) + ops.FT(forces[nc:nc + nr])
-                           + ops.LT(forces[nc + nr:]))
-            rhs = -(a + np.concatenate([-impulse, np.zeros(ops.nb)]))
-            fG = mlcp_to_lcp.saddle_point_solve(rhs)[ops.nv:] / h
-        return _frozen(np.concatenate([forces, fG]))
+        size = _vel_layout(problem_data).size
+        if zz.size not in (0, size):
+            raise ValueError(f"zz must be empty or have length {size}, got {zz.size}")
+        a = float_vector(a, "a", ops.nv + ops.nb, "nv + nb") if ops.nb else None
+        return guard(problem_data, _populate, problem_data, mlcp_to_lcp, zz, a, h, zz=zz,
+                      a=np.zeros(0) if a is None else a, dt=h)
 
     # ---------------------------------------------------------------------------------------
     # Helpers that use cf
@@ -979,20 +983,26 @@ class ConstraintSolver:
         return cf[:i[0]], cf[i[0]:i[1]], cf[i[1]:i[2]], cf[i[2]:]
 
     @staticmethod
+    def _generalized_force(data: Any, cf: Any) -> np.ndarray:
+        ops = data._ops
+        fN, fF, fL, fG = ConstraintSolver._split_cf(data, cf)
+        return finite(ops.NT(fN) + ops.FT(fF) + ops.LT(fL) + ops.GT(fG))
+
+    @staticmethod
     def compute_generalized_force_from_constraint_forces(problem_data: Any,
                                                          cf: Any) -> np.ndarray:
         """(N^T - mu Q^T) fN + F^T fF + L^T fL + G^T fG for accel data;
         N^T fN + F^T fF + L^T fL + G^T fG for velocity data. Empty cf gives zeros."""
-        ops = _ops(problem_data)
-        fN, fF, fL, fG = ConstraintSolver._split_cf(problem_data, cf)
-        return ops.NT(fN) + ops.FT(fF) + ops.LT(fL) + ops.GT(fG)
+        _ops(problem_data)
+        return guard(problem_data, ConstraintSolver._generalized_force, problem_data, cf, cf=cf)
 
     @staticmethod
     def compute_generalized_acceleration_from_constraint_forces(problem_data: Any,
                                                                 cf: Any) -> np.ndarray:
         """M^-1 times the generalized constraint force."""
-        gf = ConstraintSolver.compute_generalized_force_from_constraint_forces(problem_data, cf)
-        return _ops(problem_data).inertia(gf)
+        ops = _ops(problem_data)
+        return guard(problem_data, lambda: ops.inertia(
+            ConstraintSolver._generalized_force(problem_data, cf)), cf=cf)
 
     @staticmethod
     def compute_generalized_acceleration(problem_data: Any, cf: Any, v: Any = None,
@@ -1005,17 +1015,20 @@ class ConstraintSolver:
         because Mv does.
         """
         ops = _ops(problem_data)
-        gf = ConstraintSolver.compute_generalized_force_from_constraint_forces(problem_data, cf)
         if isinstance(problem_data, AccelProblemData):
-            return ops.inertia(problem_data.tau + gf)
+            return guard(problem_data, lambda: ops.inertia(
+                problem_data.tau + ConstraintSolver._generalized_force(problem_data, cf)), cf=cf)
         if v is None or dt is None:
             raise ValueError("v and dt are required for velocity-level problem data")
-        v = float_vector(v, "v", ops.nv)
-        h = float(dt)
-        if not np.isfinite(h) or h <= 0:
-            raise ValueError("dt must be finite and > 0")
-        v_plus = ops.inertia(problem_data.Mv + h * gf)
-        return (v_plus - v) / h
+        v = float_vector(v, "v", ops.nv, "nv = len(Mv)")
+        h = step(dt)
+
+        def acceleration():
+            gf = ConstraintSolver._generalized_force(problem_data, cf)
+            v_plus = ops.inertia(finite(problem_data.Mv + h * gf))
+            return finite((v_plus - v) / h)
+
+        return guard(problem_data, acceleration, cf=cf, v=v, dt=h)
 
     @staticmethod
     def compute_generalized_velocity_change(problem_data: VelProblemData,
@@ -1040,14 +1053,11 @@ class ConstraintSolver:
         ops = _ops(problem_data)
         fN, fF, _, _ = ConstraintSolver._split_cf(problem_data, cf)
         accel = isinstance(problem_data, AccelProblemData)
+        frames = real_ndarray(contact_frames, "contact_frames")
         ncone = problem_data.num_non_sliding if accel else ops.nc
         if ops.nr != ncone or np.any(problem_data.r != 1):
             raise ValueError("calc_contact_forces_in_contact_frames needs a 2-D problem "
                              "(exactly one friction direction per friction cone, r[i] = 1)")
-        try:
-            frames = np.array(contact_frames, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise ValueError("contact_frames must be a sequence of 2x2 matrices") from exc
         if frames.size == 0:
             frames = frames.reshape(0, 2, 2)
         if frames.ndim != 3 or frames.shape[1:] != (2, 2) or frames.shape[0] != ops.nc:
@@ -1068,17 +1078,28 @@ class ConstraintSolver:
             tangential[problem_data.non_sliding_contacts] = fF
         else:
             tangential = fF
-        f_world = normal * fN[:, None] + tangent * tangential[:, None]
-        return np.einsum("kji,kj->ki", frames, f_world)
+        with np.errstate(over="ignore", invalid="ignore"):
+            f_world = normal * fN[:, None] + tangent * tangential[:, None]
+            out = np.einsum("kji,kj->ki", frames, f_world)
+        if not np.all(np.isfinite(out)):
+            raise overflow_error(problem_data, cf=np.asarray(cf, dtype=float))
+        return out
+
+
+def _populate(data: VelProblemData, mlcp: MlcpToLcpData, zz: np.ndarray, a: Any,
+              h: float) -> np.ndarray:
+    """cf from a validated LCP solution (populate_packed_constraint_forces_from_lcp_solution)."""
+    ops = data._ops
+    layout = _vel_layout(data)
+    forces = np.zeros(ops.nc + ops.nr + ops.nl) if zz.size == 0 else _unpack(layout, zz)
+    fG = np.zeros(0)
+    if ops.nb:
+        nc, nr = ops.nc, ops.nr
+        impulse = h * (ops.NT(forces[:nc]) + ops.FT(forces[nc:nc + nr]) + ops.LT(forces[nc + nr:]))
+        rhs = finite(-(a + np.concatenate([-impulse, np.zeros(ops.nb)])))
+        fG = mlcp._saddle(rhs)[ops.nv:] / h
+    return _frozen(finite(np.concatenate([forces, fG])))
 
 
 def _gamma_diagonal(data: VelProblemData) -> np.ndarray:
     return np.concatenate([data.gammaN, data.gammaF, data.gammaF, data.gammaE, data.gammaL])
-
-
-def _min_norm_solve(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
-    """Minimum-norm least-squares solution of A x = b and the residual max |A x - b|."""
-    if b.size == 0:
-        return np.zeros(0), 0.0
-    x = np.linalg.lstsq(A, b, rcond=None)[0]
-    return x, float(np.max(np.abs(A @ x - b)))

@@ -69,7 +69,9 @@ import scipy.linalg
 
 # Submodules are imported by name, not with ``from . import x``: the latter asks the package for
 # the attribute first, which makes its lazy ``__getattr__`` import every sibling module.
-from ._simbody_problem import _as_vector, _Limit, assemble, check_matrix_and_d, participating_mask
+from .._checks import real_scalar
+from ._simbody_problem import (_as_vector, _Limit, assemble, check_integer, check_matrix_and_d,
+                               participating_mask)
 
 __all__ = [
     "MAX_NUM_PHASES",
@@ -275,21 +277,19 @@ class ImpulseSolver(abc.ABC):
 
     # -- settings -------------------------------------------------------------------------------
     def set_max_rolling_speed(self, speed: float) -> None:
-        speed = float(speed)
-        if not np.isfinite(speed) or speed < 0:
+        speed = real_scalar(speed, "max_rolling_speed")
+        if speed < 0:
             raise ValueError(f"max_rolling_speed must be finite and >= 0, got {speed}")
         self.max_rolling_speed = speed
 
     def set_convergence_tol(self, tol: float) -> None:
-        tol = float(tol)
-        if not np.isfinite(tol) or tol <= 0:
+        tol = real_scalar(tol, "convergence_tol")
+        if tol <= 0:
             raise ValueError(f"convergence_tol must be finite and > 0, got {tol}")
         self.convergence_tol = tol
 
     def set_max_iters(self, max_iters: int) -> None:
-        if int(max_iters) != max_iters or max_iters < 1:
-            raise ValueError(f"max_iters must be a positive integer, got {max_iters!r}")
-        self.max_iters = int(max_iters)
+        self.max_iters = check_integer(max_iters, "max_iters", 1)
 
     # -- statistics -----------------------------------------------------------------------------
     def clear_stats(self) -> None:
@@ -322,14 +322,26 @@ class ImpulseSolver(abc.ABC):
         ``D`` is the diagonal softness (length m, ``None``: zero).  The records are updated in place
         with their conditions and impulses; the inputs arrays are not modified.
         """
-        if int(phase) != phase or not 0 <= phase < MAX_NUM_PHASES:
-            raise ValueError(f"phase must be an integer in [0, {MAX_NUM_PHASES}), got {phase!r}")
-        phase = int(phase)
+        phase = check_integer(phase, "phase", 0, MAX_NUM_PHASES - 1)
         prob = assemble(participating, A, D, expanding, pi_expand, verr_start, verr_applied,
-                              unconditional, uni_contact, uni_speed, bounded, cons_ltd_friction,
-                              state_ltd_friction, ContactType=ContactType, UniCond=UniCond,
-                              FricCond=FricCond, BndCond=BndCond)
-        result = self._solve(prob)
+                        unconditional, uni_contact, uni_speed, bounded, cons_ltd_friction,
+                        state_ltd_friction, ContactType=ContactType, UniCond=UniCond,
+                        FricCond=FricCond, BndCond=BndCond)
+        if not np.all(np.isfinite(prob.rhs)):  # verr_start + verr_applied - (A + D) pi_expand
+            raise _overflow(A=prob.A, verr_start=prob.verr_start, verr_applied=prob.verr_applied,
+                            pi_expand=prob.pi_expand)
+        # Solved in velocity units scaled by a power of two (exact) that brings the right-hand
+        # side near 1, so that no sum of squares overflows or underflows on extreme data.
+        c = _unit_scale(prob.rhs, prob.verr_start, prob.verr_applied)
+        with np.errstate(all="ignore"):
+            result = self._solve(_scaled_problem(prob, c) if c != 1.0 else prob)
+        if c != 1.0:
+            result.pi, result.verr = result.pi / c, result.verr / c
+            result.residual = result.residual / c
+        if not (np.all(np.isfinite(result.pi)) and np.all(np.isfinite(result.verr))
+                and np.isfinite(result.residual)):
+            raise _overflow(A=prob.A, verr_start=prob.verr_start, verr_applied=prob.verr_applied,
+                            pi_expand=prob.pi_expand)
         result.phase = phase
         _write_records(prob, result.pi, result.verr)
         self._count(phase, result.iterations, result.converged)
@@ -348,7 +360,12 @@ class ImpulseSolver(abc.ABC):
         if part.size == 0:
             result = BilateralResult(pi=pi, converged=True, iterations=0, residual=0.0)
         else:
-            result = self._solve_bilateral(Aeff, part, rhs)
+            c = _unit_scale(rhs[part])
+            with np.errstate(all="ignore"):
+                result = self._solve_bilateral(Aeff, part, rhs * c, c)
+            result.pi, result.residual = result.pi / c, result.residual / c
+            if not (np.all(np.isfinite(result.pi)) and np.isfinite(result.residual)):
+                raise _overflow(A=Aeff, rhs=rhs)
         self._count_bilateral(result.iterations, result.converged)
         return result
 
@@ -357,8 +374,41 @@ class ImpulseSolver(abc.ABC):
         """Solve an assembled, validated problem."""
 
     @abc.abstractmethod
-    def _solve_bilateral(self, Aeff, part, rhs) -> BilateralResult:
-        """Solve a validated bilateral problem with at least one participating row."""
+    def _solve_bilateral(self, Aeff, part, rhs, scale=1.0) -> BilateralResult:
+        """Solve a validated bilateral problem with at least one participating row (``rhs`` in
+        velocity units multiplied by ``scale``)."""
+
+
+def _unit_scale(*vectors) -> float:
+    """A power of two ``c`` with ``c max|v|`` near 1 (1.0 for zero or moderate data)."""
+    big = max((float(np.max(np.abs(v))) for v in vectors if v.size), default=0.0)
+    if big == 0.0 or 2.0**-64 <= big <= 2.0**64 or not np.isfinite(big):
+        return 1.0
+    return float(2.0 ** -np.round(np.log2(big)))
+
+
+def _scaled_problem(prob, c):
+    """``prob`` with every velocity and impulse multiplied by ``c`` (A, D, mu unchanged)."""
+    from dataclasses import replace
+
+    frictions = [replace(g, known_n=g.known_n * c) for g in prob.frictions]
+    return replace(prob, scale=c, rhs=prob.rhs * c, verr_start=prob.verr_start * c,
+                   verr_applied=prob.verr_applied * c, pi_expand=prob.pi_expand * c,
+                   bounded=[(row, lb * c, ub * c, rec) for row, lb, ub, rec in prob.bounded],
+                   frictions=frictions)
+
+
+def _overflow(**inputs) -> ValueError:
+    """The error for a solve whose result is not finite: names the inputs of extreme magnitude."""
+    names = []
+    for name, a in inputs.items():
+        a = np.abs(np.asarray(a, dtype=float))
+        a = a[a > 0]
+        if a.size and (a.max() >= 1e100 or a.min() <= 1e-100):
+            names.append(name)
+    names = names or list(inputs)
+    return ValueError(f"the impulses are not finite (floating-point overflow): {', '.join(names)} "
+                      f"{'is' if len(names) == 1 else 'are'} too large (or too small) in magnitude")
 
 
 def _write_records(prob, pi, verr):
@@ -372,7 +422,8 @@ def _write_records(prob, pi, verr):
         if g.limit == _Limit.CONTACT:
             rec.impulse[:2] = pi[g.rows]
             rec.slip_vel = verr[g.rows].copy()
-            rec.slip_mag = float(np.linalg.norm(rec.slip_vel))
+            big = float(np.max(np.abs(rec.slip_vel)))  # scaled: the slip may be huge
+            rec.slip_mag = big * float(np.linalg.norm(rec.slip_vel / big)) if big > 0 else 0.0
         else:
             rec.friction_impulse = pi[g.rows].copy()
     for row, _sign, rec in prob.speeds:
@@ -403,7 +454,7 @@ class PGSImpulseSolver(ImpulseSolver):
     def __init__(self, max_rolling_speed: float = 1e-3, convergence_tol: float = 1e-6,
                  max_iters: int = 100, sor: float = 1.2):
         super().__init__(max_rolling_speed, convergence_tol, max_iters)
-        sor = float(sor)
+        sor = real_scalar(sor, "sor")
         if not 0 < sor < 2:
             raise ValueError(f"sor must lie in (0, 2), got {sor}")
         self.sor = sor
@@ -454,16 +505,18 @@ class PGSImpulseSolver(ImpulseSolver):
             ftab[gi] = params
         pi, state, iterations, err, converged = kernel.pgs_sweeps(
             np.ascontiguousarray(prob.A), prob.rhs, prob.pi_expand, itab,
-            np.array(flat, dtype=np.int64), ftab, self.convergence_tol, self.max_iters, self.sor)
+            np.array(flat, dtype=np.int64), ftab, self.convergence_tol * prob.scale, self.max_iters,
+            self.sor)
         for gi, group in enumerate(groups):
             if group[4] is not None:
                 group[4](int(state[gi]))
         return ImpulseResult(pi=pi, verr=prob.rhs - prob.A @ pi, converged=bool(converged),
                              iterations=int(iterations), residual=float(err))
 
-    def _solve_bilateral(self, Aeff, part, rhs) -> BilateralResult:
+    def _solve_bilateral(self, Aeff, part, rhs, scale=1.0) -> BilateralResult:
         pi = np.zeros(Aeff.shape[0])
         p = part.size
+        tol = self.convergence_tol * scale  # an absolute tolerance, in the scaled units
         sor, prev, err, it, converged = self.sor, np.inf, np.inf, 0, False
         for it in range(1, self.max_iters + 1):
             s2 = 0.0
@@ -473,7 +526,7 @@ class PGSImpulseSolver(ImpulseSolver):
                 if Aeff[r, r] > 0:
                     pi[r] += sor * res / Aeff[r, r]
             err = np.sqrt(s2 / p)
-            if err < self.convergence_tol:
+            if err < tol:
                 converged = True
                 break
             if err > prev:
@@ -524,13 +577,10 @@ class PLUSImpulseSolver(ImpulseSolver):
     def __init__(self, max_rolling_speed: float = 1e-3, convergence_tol: float = 1e-10,
                  max_iters: int = 50, max_intervals: int = 1000, max_active_set_changes=None):
         super().__init__(max_rolling_speed, convergence_tol, max_iters)
-        if int(max_intervals) != max_intervals or max_intervals < 1:
-            raise ValueError(f"max_intervals must be a positive integer, got {max_intervals!r}")
-        self.max_intervals = int(max_intervals)
-        if max_active_set_changes is not None and (int(max_active_set_changes)
-                                                   != max_active_set_changes
-                                                   or max_active_set_changes < 0):
-            raise ValueError("max_active_set_changes must be a nonnegative integer or None")
+        self.max_intervals = check_integer(max_intervals, "max_intervals", 1)
+        if max_active_set_changes is not None:
+            max_active_set_changes = check_integer(max_active_set_changes,
+                                                   "max_active_set_changes", 0)
         self.max_active_set_changes = max_active_set_changes
 
     # -- outer loop ------------------------------------------------------------------------------
@@ -544,6 +594,7 @@ class PLUSImpulseSolver(ImpulseSolver):
         fractions, iterations, changes, worst_res = [], 0, 0, 0.0
         converged = True
         s = 0.0
+        rem = 1.0  # fraction of the impact left: it scales the known normals and the bounds
         if prob.unknown.size == 0:
             pi = np.zeros(m)
             return ImpulseResult(pi=pi, verr=prob.rhs.copy(), converged=True, iterations=0,
@@ -554,7 +605,7 @@ class PLUSImpulseSolver(ImpulseSolver):
                 break
             verr_expand = -A @ piE_left
             rhs = verr_left + verr_expand + app_left
-            st = _IntervalState(prob, verr_left, piE_left, self.max_rolling_speed)
+            st = _IntervalState(prob, verr_left, piE_left, self.max_rolling_speed, rem)
             ok, pi, n_it, n_ch, res = self._active_set_solve(prob, st, rhs)
             converged &= ok
             iterations += n_it
@@ -569,6 +620,7 @@ class PLUSImpulseSolver(ImpulseSolver):
             verr_left = verr_left - A @ pi_int + s * verr_expand + s * app_left
             piE_left *= 1.0 - s
             app_left *= 1.0 - s
+            rem *= 1.0 - s
             st.write_conditions()
         verr = prob.rhs - A @ pi_total
         return ImpulseResult(pi=pi_total, verr=verr, converged=bool(converged),
@@ -697,7 +749,7 @@ class PLUSImpulseSolver(ImpulseSolver):
             nrm = float(np.linalg.norm(err))
             history.append(nrm)
 
-    def _solve_bilateral(self, Aeff, part, rhs) -> BilateralResult:
+    def _solve_bilateral(self, Aeff, part, rhs, scale=1.0) -> BilateralResult:
         sub = Aeff[np.ix_(part, part)]
         cond = part.size * _EPS ** 0.875
         x = scipy.linalg.lstsq(sub, rhs[part], cond=cond, lapack_driver="gelsy",
@@ -749,11 +801,12 @@ def _softmin0_slope(z, eps_soft):
     return 0.5 * (1.0 - z / np.sqrt(z * z + eps_soft))
 
 
-def _limit_and_gradient(g, pi, piE_left, pos, n_act, eps_soft, jac):
-    """Friction limit ``N`` (so the radius is ``mu N``) and its gradient over the active rows."""
+def _limit_and_gradient(g, pi, piE_left, pos, n_act, eps_soft, jac, rem=1.0):
+    """Friction limit ``N`` (so the radius is ``mu N``) and its gradient over the active rows
+    (a known normal impulse counts with the fraction ``rem`` of the impact left)."""
     grad = np.zeros(n_act) if jac else None
     if g.limit == _Limit.KNOWN:
-        return g.known_n, grad
+        return _part(g.known_n, rem), grad
     if g.limit == _Limit.CONTACT:
         n = g.normal_row
         zE = g.sign * piE_left[n]
@@ -787,7 +840,7 @@ def _impulses(prob, st, act, pos, impending, x, eps_soft, jac):
         g = prob.frictions[gi]
         fp = pos[g.rows]
         d = x[fp]
-        N, dN = _limit_and_gradient(g, pi, st.piE_left, pos, n_act, eps_soft, jac)
+        N, dN = _limit_and_gradient(g, pi, st.piE_left, pos, n_act, eps_soft, jac, st.rem)
         pi[g.rows] = g.mu * N * d
         if jac:
             P[g.rows, :] = 0.0
@@ -827,7 +880,7 @@ def _plus_residual(prob, st, rhs, act, pos, impending, x, eps_soft, pscale, jac)
         fp = pos[g.rows]
         a = float(np.mean(diagA[g.rows]))
         a = a if a > 0 else 1.0
-        N, dN = _limit_and_gradient(g, pi, st.piE_left, pos, n_act, eps_soft, jac)
+        N, dN = _limit_and_gradient(g, pi, st.piE_left, pos, n_act, eps_soft, jac, st.rem)
         u = st.direction[gi]
         err[fp] = a * (pi[g.rows] - g.mu * N * u)
         if jac:
@@ -850,12 +903,24 @@ def _plus_residual(prob, st, rhs, act, pos, impending, x, eps_soft, pscale, jac)
     return err, J
 
 
-class _IntervalState:
-    """Active-set bookkeeping for one PLUS sliding interval."""
+def _part(x, rem):
+    """``x`` for the fraction ``rem`` of the impact left (infinite bounds stay infinite)."""
+    return x * rem if np.isfinite(x) else x
 
-    def __init__(self, prob, verr_left, piE_left, roll_speed):
+
+class _IntervalState:
+    """Active-set bookkeeping for one PLUS sliding interval.
+
+    The interval solves for the impulse of the *rest* of the impact (the fraction ``rem`` of
+    it): like the expansion impulses, known normal impulses and the bounds of bounded rows are
+    spread uniformly over the impact, so they count here with ``rem`` (the committed total then
+    stays within them: it is a sum of ``s_k rem_k`` parts, and those fractions add up to 1).
+    """
+
+    def __init__(self, prob, verr_left, piE_left, roll_speed, rem=1.0):
         self.prob = prob
         self.piE_left = piE_left
+        self.rem = rem
         m = prob.A.shape[0]
         self.base = np.zeros(m)  # fixed values of clamped bounded rows, zero elsewhere
         self.contact_on = [True] * len(prob.contacts)
@@ -916,8 +981,13 @@ class _IntervalState:
             z = min(g.sign * pi[g.normal_row], 0.0)
             return max(0.0, -(zE + z))
         if g.limit == _Limit.KNOWN:
-            return g.known_n
+            return _part(g.known_n, self.rem)
         return float(np.linalg.norm(pi[g.reaction_rows] + self.piE_left[g.reaction_rows]))
+
+    def bounds(self, bi):
+        """(lb, ub) of bounded record ``bi`` for the rest of the impact."""
+        _row, lb, ub, _r = self.prob.bounded[bi]
+        return _part(lb, self.rem), _part(ub, self.rem)
 
     def worst_violation(self, pi, ptol):
         """The largest inequality violation (impulse units) as a change to apply, or None."""
@@ -934,7 +1004,8 @@ class _IntervalState:
                 v = float(np.linalg.norm(pi[g.rows])) - g.mu * self._limit(g, pi)
                 if v > best:
                     best, change = v, ("friction", gi)
-        for bi, (row, lb, ub, _r) in enumerate(prob.bounded):
+        for bi, (row, _lb, _ub, _r) in enumerate(prob.bounded):
+            lb, ub = self.bounds(bi)
             if self.bnd[bi] == BndCond.ENGAGED:
                 if pi[row] - ub > best:
                     best, change = pi[row] - ub, ("bounded_high", bi)
@@ -970,7 +1041,8 @@ class _IntervalState:
         for row, sign, _r in prob.speeds:
             if sign * out[row] > 0:
                 out[row] = 0.0
-        for row, lb, ub, _r in prob.bounded:
+        for bi, (row, _lb, _ub, _r) in enumerate(prob.bounded):
+            lb, ub = self.bounds(bi)
             out[row] = min(max(out[row], lb), ub)
         for g in prob.frictions:
             radius = g.mu * self._limit(g, out)
@@ -1027,7 +1099,8 @@ class _IntervalState:
             self.fric[i] = FricCond.IMPENDING
         elif kind in ("bounded_low", "bounded_high"):
             # Clamp at the bound that was crossed; the row leaves the active set.
-            row, lb, ub, _r = prob.bounded[i]
+            row = prob.bounded[i][0]
+            lb, ub = self.bounds(i)
             low = kind == "bounded_low"
             self.bnd[i] = BndCond.SLIP_LOW if low else BndCond.SLIP_HIGH
             self.base[row] = lb if low else ub

@@ -34,6 +34,8 @@ import numpy as np
 
 from sinews.simulate import rk4_step
 
+from . import _args
+
 NAME = "fourbar"
 DESCRIPTION = "planar four-bar under gravity: loop-closure error with and without Baumgarte stabilisation"
 
@@ -60,6 +62,8 @@ def build_constraints(model, baumgarte: bool, time_constant: float = 0.05):
     """Loop closure: coupler far end == rocker tip (rows x and y of the coupler's end frame)."""
     from sinews import Transform
     from sinews.constraints import ConstraintSet
+
+    time_constant = _args.positive(time_constant, "time_constant")
 
     cs = ConstraintSet()
     for axis in ((0, 0, 0, 1, 0, 0), (0, 0, 0, 0, 1, 0)):
@@ -91,7 +95,8 @@ def initial_state(model, cs):
 def simulate(model, cs, q0, v0, t_end: float, dt: float, label: str = "", progress: bool = False):
     """RK4 on (q, v) with ``forward_dynamics_constraints(method="direct")``, tau = 0.
 
-    Returns (t, q, v, phi, phidot, energy) arrays, sampled every step.
+    Returns (t, q, v, phi, phidot, energy) arrays, sampled every step.  ``ValueError`` (naming
+    the argument) for bad ``q0``, ``v0``, ``t_end`` or ``dt``, or when the motion overflows.
     """
     import sinews
     from sinews.constraints import (
@@ -105,7 +110,9 @@ def simulate(model, cs, q0, v0, t_end: float, dt: float, label: str = "", progre
     def acc(q, v):
         return forward_dynamics_constraints(model, q, v, tau, cs, method="direct").qdd
 
-    n = int(round(t_end / dt))
+    q0, v0 = _args.state(model, q0, v0)
+    n = _args.steps(t_end, dt)
+    dt = _args.positive(dt, "dt")
     t = np.arange(n + 1) * dt
     Q = np.empty((n + 1, model.nq))
     V = np.empty((n + 1, model.nv))
@@ -113,7 +120,12 @@ def simulate(model, cs, q0, v0, t_end: float, dt: float, label: str = "", progre
     q, v = q0.copy(), v0.copy()
     report = max(1, n // 5)
     for k in range(n):
-        q, v = rk4_step(model, acc, q, v, dt)
+        try:
+            q, v = rk4_step(model, acc, q, v, dt)
+        except ValueError as exc:  # the inputs are valid: the motion from (q0, v0) blew up
+            raise ValueError(f"the motion from q0, v0 with step dt = {dt:.6g} is not finite at "
+                             f"t = {t[k]:.6g} s (q0, v0 or dt too large in magnitude?): {exc}"
+                             ) from exc
         Q[k + 1], V[k + 1] = q, v
         if progress and (k + 1) % report == 0:
             print(f"  {label}: t = {t[k + 1]:.2f} s ({100 * (k + 1) // n}%)", file=sys.stderr, flush=True)

@@ -33,6 +33,8 @@ import sinews
 from sinews import joints as J
 from sinews.simulate import simulate
 
+from . import _args
+
 NAME = "pendulum"
 DESCRIPTION = "3-link pendulum released from horizontal (RK4, energy conservation, plot + trajectory files)"
 
@@ -60,6 +62,7 @@ def build_model(n_links: int = 3, length: float = LENGTH, mass: float = MASS) ->
 
 def joint_positions(model, q, length: float = LENGTH) -> np.ndarray:
     """World (x, z) of the pivot and of every link end, shape (n_links + 1, 2)."""
+    length = _args.real_scalar(length, "length")
     pts = [np.zeros(3)]
     for b in model.bodies[1:]:
         pts.append(sinews.point_position(model, q, b.id, (length, 0.0, 0.0)))

@@ -32,6 +32,8 @@ import numpy as np
 
 from sinews.simulate import rk4_step
 
+from . import _args
+
 NAME = "slider-crank"
 DESCRIPTION = "planar slider-crank under a crank torque and gravity, slider position vs closed-form kinematics"
 
@@ -58,6 +60,8 @@ def build_constraints(model, baumgarte: bool = True, time_constant: float = 0.05
     from sinews import Transform
     from sinews.constraints import ConstraintSet
 
+    time_constant = _args.positive(time_constant, "time_constant")
+
     cs = ConstraintSet()
     for axis in ((0, 0, 0, 1, 0, 0), (0, 0, 0, 0, 1, 0)):
         cs.add_loop_constraint(
@@ -68,19 +72,32 @@ def build_constraints(model, baumgarte: bool = True, time_constant: float = 0.05
 
 
 def slider_position(theta):
-    """Closed-form slider position for crank angle ``theta``."""
-    theta = np.asarray(theta, dtype=float)
+    """Closed-form slider position for crank angle ``theta`` (a number or an array)."""
+    theta = _args.finite(theta, "theta")
     return CRANK * np.cos(theta) + np.sqrt(ROD**2 - (CRANK * np.sin(theta)) ** 2)
 
 
 def initial_state(model, cs, theta0: float = np.pi / 3, omega0: float = 1.0):
     from sinews.constraints import assemble_q, assemble_qdot
 
+    theta0 = _args.real_scalar(theta0, "theta0")
+    omega0 = _args.real_scalar(omega0, "omega0")
     guess = np.array([theta0, -0.2, 1.7])
-    ra = assemble_q(model, guess, cs, weights=[1.0, 0.0, 0.0])
+    try:
+        ra = assemble_q(model, guess, cs, weights=[1.0, 0.0, 0.0])
+    except ValueError as exc:  # the guess is built from theta0
+        raise ValueError(f"slider-crank assembly from theta0 = {theta0:.6g} failed: {exc}") from exc
     if not ra.converged:
-        raise RuntimeError(f"slider-crank assembly did not converge (residual {ra.residual:.3g})")
-    rv = assemble_qdot(model, ra.q, [omega0, 0.0, 0.0], cs, weights=[1.0, 0.0, 0.0])
+        raise ValueError(f"slider-crank assembly from theta0 = {theta0:.6g} did not converge "
+                         f"(residual {ra.residual:.3g})")
+    try:
+        rv = assemble_qdot(model, ra.q, [omega0, 0.0, 0.0], cs, weights=[1.0, 0.0, 0.0])
+    except ValueError as exc:  # the initial guess of the velocity is built from omega0
+        raise ValueError(f"slider-crank start velocity for omega0 = {omega0:.6g} failed: {exc}"
+                         ) from exc
+    if not np.all(np.isfinite(rv.v)):
+        raise ValueError(f"the start velocity for omega0 = {omega0:.6g} is not finite (omega0 too "
+                         "large in magnitude)")
     return ra.q, rv.v
 
 
