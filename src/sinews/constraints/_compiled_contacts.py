@@ -45,28 +45,29 @@ class CompiledContacts:
         n = len(batch.rows)
         self.rows = n
         # support chain of each point: the dofs from its link's last dof to the root, deepest
-        # first (the dof parents lam only ever decrease)
-        chains = []
-        for k in batch.link:
+        # first (the dof parents lam only ever decrease); computed once per link
+        links = np.asarray(batch.link, dtype=np.int64)
+        ulinks, point_link = np.unique(links, return_inverse=True)
+        uchains = []
+        for k in ulinks.tolist():
             ch = []
             if k >= 0:
                 j = int(c.mi[k, LY.MI_IV] + c.mi[k, LY.MI_NV] - 1)
                 while j >= 0:
                     ch.append(j)
                     j = int(c.lam[j])
-            chains.append(ch)
+            uchains.append(ch)
+        chains = [uchains[u] for u in point_link.tolist()]
         cptr = np.concatenate([[0], np.cumsum([len(ch) for ch in chains])]).astype(np.int64)
         chain = np.array([j for ch in chains for j in ch], dtype=np.int64)
         # dofs shared by the chains of two points: both are paths to the root of one tree, so
-        # what they share is their common tail (the path from their deepest common dof)
-        common = np.zeros((npts, npts), dtype=np.int64)
-        for a in range(npts):
-            for b in range(npts):
-                ca, cb = chains[a], chains[b]
-                k = 0
-                while k < min(len(ca), len(cb)) and ca[-1 - k] == cb[-1 - k]:
-                    k += 1
-                common[a, b] = k
+        # what they share is their common tail (the path from their deepest common dof), whose
+        # length is the size of the intersection of the two dof sets
+        member = np.zeros((len(ulinks), nv), dtype=np.int64)
+        for u, ch in enumerate(uchains):
+            member[u, ch] = 1
+        ucommon = member @ member.T
+        common = ucommon[point_link[:, None], point_link[None, :]]
         maxm = max(1, max(len(ch) for ch in chains))
         int_parts = [c.mi.reshape(-1), c.lam, batch.link, batch.point_ptr, cptr, chain, common.reshape(-1)]
         ws0 = Data(model).ws
@@ -122,10 +123,12 @@ class CompiledContacts:
 
     def _failed(self, code, q, v, tau, names):
         """Raise the error of a negative kernel code; ``None`` for a singular system."""
-        if code <= -11:  # a length: state3 raises the standard message
+        if -13 <= code <= -11:  # a length: state3 raises the standard message
             state3(q, v, tau, self.nq, self.nv, names)
-        if code < 0:
+        if -4 <= code < 0:
             raise ValueError(f"{(names + ('f_ext',))[-code - 1]} contains NaN or infinity")
+        if code < 0:  # (no other negative code is expected from the kernel)
+            raise ValueError(f"invalid input ({', '.join(names)}, f_ext): kernel code {code}")
         return None
 
     def dynamics(self, q, v, tau, f_ext, data):

@@ -18,6 +18,9 @@ def _cross(a, b):
     )
 
 
+_BLOCK = 2048  # rows per block of jacobian_rows
+
+
 class ContactBatch:
     """Static data of the contact groups of a bound set."""
 
@@ -49,21 +52,31 @@ class ContactBatch:
         return k, oR, op, x
 
     def jacobian_rows(self, kin):
-        """(rows, nv): the contact rows of G."""
+        """(rows, nv): the contact rows of G (built in blocks of rows, so that the temporaries
+        of large sets stay small)."""
         nv = kin.nv
+        nr = len(self.rows)
         if kin._c.nlinks == 0:
-            return np.zeros((len(self.rows), nv))
+            return np.zeros((nr, nv))
         _, _, _, x = self._points(kin)
-        xr = x[self.point_of_row]  # (r, 3)
+        G = np.empty((nr, nv))
+        for a in range(0, nr, _BLOCK):
+            b = min(nr, a + _BLOCK)
+            G[a:b] = self._jacobian_block(kin, x, a, b)
+        return G
+
+    def _jacobian_block(self, kin, x, a, b):
+        xr = x[self.point_of_row[a:b]]  # (r, 3)
         Sw, SvO = kin.Sw, kin.SvO
         # linear velocity Jacobian of the world point: SvO + Sw x x  (per dof column)
         J0 = SvO[0][None, :] + Sw[1][None, :] * xr[:, 2:3] - Sw[2][None, :] * xr[:, 1:2]
         J1 = SvO[1][None, :] + Sw[2][None, :] * xr[:, 0:1] - Sw[0][None, :] * xr[:, 2:3]
         J2 = SvO[2][None, :] + Sw[0][None, :] * xr[:, 1:2] - Sw[1][None, :] * xr[:, 0:1]
-        N = self.N
+        N = self.N[a:b]
         G = N[:, 0:1] * J0 + N[:, 1:2] * J1 + N[:, 2:3] * J2
-        mask = kin.mask[np.where(self.link_of_row >= 0, self.link_of_row, 0)]
-        mask &= (self.link_of_row >= 0)[:, None]
+        lr = self.link_of_row[a:b]
+        mask = kin.mask[np.where(lr >= 0, lr, 0)]
+        mask &= (lr >= 0)[:, None]
         return G * mask
 
     def gamma_rows(self, kin):

@@ -21,19 +21,32 @@ motion subspace ``s_j = [s_w; s_v]`` in link axes):
 
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
 
 from .. import _kernels as K
 from .. import _layout as L
-from .._checks import vector
+from .._checks import real_array, vector
 from ..algorithms import get_data
 from ._linalg import cross3, cross_columns, skew3
 
 __all__ = ["ConstraintKinematics"]
 
 _ANCESTORS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_OVERFLOW = "the kinematics are not finite (floating-point overflow): {} too large in magnitude"
+
+
+class Overflow(ValueError):
+    """A finite input whose result overflowed (a ``ValueError`` naming the inputs)."""
+
+
+def _finite_out(x, names):
+    """``x`` if all finite, else an :class:`Overflow` naming the inputs."""
+    if not math.isfinite(float(x.sum())):
+        raise Overflow(_OVERFLOW.format(names))
+    return x
 
 
 def ancestor_mask(model) -> np.ndarray:
@@ -72,6 +85,7 @@ class ConstraintKinematics:
         self.nv = c.nv
         nl = c.nlinks
         self._c = c
+        self._nb = model.nbodies
         if nl == 0:
             self.oR = np.zeros((0, 3, 3))
             self.op = np.zeros((0, 3))
@@ -91,8 +105,12 @@ class ConstraintKinematics:
             K.rnea(self.q, self.v, np.zeros(c.nv), d.fext_links, tau, c.mi, c.mf, d.ws, 2)
             self.vel = d.link_view(L.WS_V, 6).copy()
             self.acc = d.link_view(L.WS_A, 6).copy()
+            if not math.isfinite(float(self.vel.sum()) + float(self.acc.sum())):
+                raise Overflow(_OVERFLOW.format("q, v"))
         self.oR = d.link_view(L.WS_OR, 9).reshape(-1, 3, 3).copy()
         self.op = d.link_view(L.WS_OP, 3).copy()
+        if not math.isfinite(float(self.op.sum())):
+            raise Overflow(_OVERFLOW.format("q"))
         S = d.S  # 6 x nv, link axes
         lod = c.link_of_dof
         Rl = self.oR[lod]
@@ -101,11 +119,29 @@ class ConstraintKinematics:
         self.SvO = Sv + cross_columns(self.op[lod].T, self.Sw)
         self.mask = ancestor_mask(model)
 
+    # ------------------------------------------------------------------ argument checks
+    def _body(self, body) -> int:
+        """A body id of the model (``ValueError`` naming ``body`` otherwise)."""
+        if type(body) is int and 0 <= body < self._nb:
+            return body
+        if isinstance(body, (int, np.integer)) and not isinstance(body, (bool, np.bool_)) and 0 <= int(body) < self._nb:
+            return int(body)
+        raise ValueError(f"body must be a body id in [0, {self._nb}) (resolve names in bind()), got {body!r}")
+
+    @staticmethod
+    def _vec3(x, name):
+        if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (3,):
+            a, b, c = x.tolist()
+            if not math.isfinite(a + b + c):
+                raise ValueError(f"{name} contains NaN or infinity (or is too large in magnitude)")
+            return x
+        return real_array(x, name, shape=(3,))
+
     # ------------------------------------------------------------------ poses
     def body_pose(self, body: int):
         """World rotation and origin ``(R_world_body, p_world_body)`` of a body id."""
         c = self._c
-        k = c.link_of_body[body]
+        k = c.link_of_body[self._body(body)]
         if k < 0:
             return c.X_link_body_R[body].copy(), c.X_link_body_p[body].copy()
         R = self.oR[k] @ c.X_link_body_R[body]
@@ -114,12 +150,17 @@ class ConstraintKinematics:
     def frame_pose(self, body: int, R_body_frame, p_body_frame):
         """World pose ``(R_world_frame, p_world_frame)`` of a frame fixed on a body."""
         R, p = self.body_pose(body)
-        return R @ R_body_frame, R @ p_body_frame + p
+        if not (type(R_body_frame) is np.ndarray and R_body_frame.shape == (3, 3) and R_body_frame.dtype == np.float64):
+            R_body_frame = real_array(R_body_frame, "R_body_frame", shape=(3, 3))
+        elif not math.isfinite(float(R_body_frame.sum())):
+            raise ValueError("R_body_frame contains NaN or infinity")
+        return R @ R_body_frame, _finite_out(R @ self._vec3(p_body_frame, "p_body_frame") + p, "p_body_frame")
 
     # ------------------------------------------------------------------ points
     def jacobian6(self, body: int, p_world_point) -> np.ndarray:
         """6 x nv Jacobian of ``[omega; v_point]`` (world axes) of the world point on ``body``."""
-        k = self._c.link_of_body[body]
+        k = self._c.link_of_body[self._body(body)]
+        p_world_point = self._vec3(p_world_point, "p_world_point")
         J = np.zeros((6, self.nv))
         if k < 0:
             return J
@@ -127,7 +168,7 @@ class ConstraintKinematics:
         Sw = self.Sw[:, m]
         J[:3, m] = Sw
         J[3:, m] = self.SvO[:, m] - skew3(p_world_point) @ Sw
-        return J
+        return _finite_out(J, "p_world_point")
 
     def _need_v(self):
         if self.v is None:
@@ -136,18 +177,20 @@ class ConstraintKinematics:
     def velocity6(self, body: int, p_world_point) -> np.ndarray:
         """``[omega; v_point]`` (world axes) of the world point fixed on ``body``."""
         self._need_v()
-        k = self._c.link_of_body[body]
+        k = self._c.link_of_body[self._body(body)]
+        p_world_point = self._vec3(p_world_point, "p_world_point")
         if k < 0:
             return np.zeros(6)
         R, o = self.oR[k], self.op[k]
         w = R @ self.vel[k, :3]
-        return np.concatenate([w, R @ self.vel[k, 3:] + cross3(w, p_world_point - o)])
+        return _finite_out(np.concatenate([w, R @ self.vel[k, 3:] + cross3(w, p_world_point - o)]), "v, p_world_point")
 
     def bias6(self, body: int, p_world_point) -> np.ndarray:
         """``[alpha; a_point]`` (world axes) of the point at ``qdd = 0`` without gravity: the
         velocity-product part of the 6-D point acceleration (classical linear acceleration)."""
         self._need_v()
-        k = self._c.link_of_body[body]
+        k = self._c.link_of_body[self._body(body)]
+        p_world_point = self._vec3(p_world_point, "p_world_point")
         if k < 0:
             return np.zeros(6)
         R, o = self.oR[k], self.op[k]
@@ -156,4 +199,4 @@ class ConstraintKinematics:
         al = R @ self.acc[k, :3]
         ao = R @ self.acc[k, 3:]
         r = p_world_point - o
-        return np.concatenate([al, ao + cross3(al, r) + cross3(w, vo + cross3(w, r))])
+        return _finite_out(np.concatenate([al, ao + cross3(al, r) + cross3(w, vo + cross3(w, r))]), "v, p_world_point")

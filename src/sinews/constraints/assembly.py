@@ -48,6 +48,7 @@ Source: RBDL 3.3.1, ``src/Constraints.cc`` (``CalcAssemblyQ``, ``CalcAssemblyQDo
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,7 +56,10 @@ import numpy as np
 from ..configuration import _check_unit_quaternions
 
 from .._checks import finite_vector
+from ..algorithms import check_model
 from ..configuration import integrate
+from ._kinematics import Overflow
+from .constraint import _real_scalar
 
 __all__ = ["AssemblyResult", "VelocityAssemblyResult", "assemble_q", "assemble_qdot"]
 
@@ -96,6 +100,13 @@ class VelocityAssemblyResult:
         return self.v
 
 
+def _tol(tol) -> float:
+    tol = _real_scalar(tol, "tol")
+    if not (np.isfinite(tol) and tol > 0.0):
+        raise ValueError(f"tol must be a positive finite number, got {tol!r}")
+    return tol
+
+
 def _weights(model, weights) -> np.ndarray:
     w = finite_vector(weights, model.nv, "weights")
     if np.any(w < 0.0):
@@ -103,7 +114,7 @@ def _weights(model, weights) -> np.ndarray:
     return w
 
 
-def _kkt_solve(w: np.ndarray, G: np.ndarray, top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+def _kkt_solve(w: np.ndarray, G: np.ndarray, top: np.ndarray, bottom: np.ndarray, names: str) -> np.ndarray:
     """Solve ``[[diag(w), G^T], [G, 0]] [x; nu] = [top; bottom]`` and return ``x``.
 
     A direct LU solve when the matrix is regular; otherwise (zero weights on coordinates the
@@ -115,6 +126,8 @@ def _kkt_solve(w: np.ndarray, G: np.ndarray, top: np.ndarray, bottom: np.ndarray
     A[:n, n:] = G.T
     A[n:, :n] = G
     b = np.concatenate([top, bottom])
+    if not math.isfinite(float(A.sum()) + float(b.sum())):
+        raise Overflow(f"the assembly system is not finite (floating-point overflow): {names} too large in magnitude")
     scale = max(1.0, float(np.abs(A).max()))
     try:
         x = np.linalg.solve(A, b)
@@ -136,32 +149,41 @@ def assemble_q(model, q_init, cs, weights, tol: float = 1e-12, max_iter: int = 1
     """
     from . import constraint_jacobian, constraint_position_error
 
+    check_model(model)
     q = finite_vector(q_init, model.nq, "q_init").copy()
     if model.compiled.has_quaternion:
         _check_unit_quaternions(model.compiled, q, "q_init")  # bad input: raise now, not mid-way
     w = _weights(model, weights)
-    tol = float(tol)
-    if not (np.isfinite(tol) and tol > 0.0):
-        raise ValueError("tol must be a positive finite number")
-    if int(max_iter) != max_iter or max_iter < 0:
-        raise ValueError("max_iter must be a non-negative integer")
+    tol = _tol(tol)
+    if isinstance(max_iter, (bool, np.bool_)) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
+        raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
     max_iter = int(max_iter)
 
-    phi = np.asarray(constraint_position_error(model, q, cs), dtype=float)
+    try:
+        phi = np.asarray(constraint_position_error(model, q, cs), dtype=float)
+    except Overflow as exc:
+        raise ValueError(f"q_init: {exc}") from None
     res = float(np.linalg.norm(phi))
+    if not math.isfinite(res):
+        raise ValueError("q_init: the position error overflows (q_init too large in magnitude)")
     if res < tol:
         return AssemblyResult(q, True, 0, res, 0.0)
     step = np.inf
     zeros = np.zeros(model.nv)
     for it in range(1, max_iter + 1):
-        G = np.asarray(constraint_jacobian(model, q, cs), dtype=float)
-        d = _kkt_solve(w, G, zeros, -phi)
-        if not np.all(np.isfinite(d)):
+        try:  # an iterate whose kinematics overflow ends the iteration, not converged
+            G = np.asarray(constraint_jacobian(model, q, cs), dtype=float)
+            d = _kkt_solve(w, G, zeros, -phi, "q_init or weights")
+            if not np.all(np.isfinite(d)):
+                return AssemblyResult(q, False, it, res, float("inf"))
+            q_new = integrate(model, q, d)
+            phi_new = np.asarray(constraint_position_error(model, q_new, cs), dtype=float)
+        except Overflow:
             return AssemblyResult(q, False, it, res, float("inf"))
-        q = integrate(model, q, d)
-        step = float(np.linalg.norm(d))
-        phi = np.asarray(constraint_position_error(model, q, cs), dtype=float)
-        res = float(np.linalg.norm(phi))
+        res_new = float(np.linalg.norm(phi_new))
+        if not math.isfinite(res_new):
+            return AssemblyResult(q, False, it, res, float("inf"))
+        q, phi, res, step = q_new, phi_new, res_new, float(np.linalg.norm(d))
         if res < tol and step < tol:
             return AssemblyResult(q, True, it, res, step)
     return AssemblyResult(q, False, max_iter, res, float(step))
@@ -171,17 +193,22 @@ def assemble_qdot(model, q, qd_init, cs, weights, target=None, tol: float = 1e-1
     """The velocity closest to ``qd_init`` (weighted by ``weights``) with ``G(q) qdot = target``.
 
     ``target`` (length ``cs.size``, default zeros: the constraint velocities vanish).
-    ``converged`` is ``||G qdot - target|| <= tol * max(1, ||target||, ||qd_init||)``.
+    ``converged`` is ``||G qdot - target|| <= tol * max(1, ||target||)`` (an absolute test on the
+    constraint velocities: a huge ``qd_init`` whose rounding leaves them off is not converged).
     """
     from . import constraint_jacobian
 
+    check_model(model)
     q = finite_vector(q, model.nq, "q")
     v0 = finite_vector(qd_init, model.nv, "qd_init")
     w = _weights(model, weights)
+    tol = _tol(tol)
     G = np.asarray(constraint_jacobian(model, q, cs), dtype=float)
     c = G.shape[0]
     b = np.zeros(c) if target is None else finite_vector(target, c, "target")
-    v = _kkt_solve(w, G, w * v0, b)
+    v = _kkt_solve(w, G, w * v0, b, "qd_init, weights or target")
     res = float(np.linalg.norm(G @ v - b)) if c else 0.0
-    scale = max(1.0, float(np.linalg.norm(b)), float(np.linalg.norm(v0)))
-    return VelocityAssemblyResult(v, bool(res <= tol * scale), 1, res)
+    if not (math.isfinite(res) and math.isfinite(float(v.sum()))):
+        raise ValueError("the assembled velocity is not finite (floating-point overflow): qd_init, weights "
+                         "or target too large in magnitude")
+    return VelocityAssemblyResult(v, bool(res <= tol * max(1.0, float(np.linalg.norm(b)))), 1, res)

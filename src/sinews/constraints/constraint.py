@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._checks import real_array
 from ..spatial import Transform
 from ..spatial import as_transform as _as_transform
 from ._linalg import skew3
@@ -75,9 +76,9 @@ class Constraint:
     size = 0
 
     def __init__(self, name=None, id=None, baumgarte=False, time_constant=0.1):
-        self.name = None if name is None else str(name)
+        self.name = _check_name(name)
         self.id = _check_user_id(id)
-        self._baumgarte_enabled = bool(baumgarte)
+        self._baumgarte_enabled = _check_flag(baumgarte, "baumgarte")
         self._time_constant = _check_time_constant(time_constant)
         self.index = -1
         self.row_start = -1
@@ -90,7 +91,7 @@ class Constraint:
 
     @baumgarte_enabled.setter
     def baumgarte_enabled(self, value) -> None:
-        self._baumgarte_enabled = bool(value)
+        self._baumgarte_enabled = _check_flag(value, "baumgarte_enabled")
         if self.set is not None:
             self.set.stabilisation_version += 1  # lets the compiled path cache its rows
 
@@ -152,34 +153,76 @@ CustomConstraint = Constraint
 """Alias: the documented base class for user-defined constraints."""
 
 
-def _check_user_id(id):
+def _check_name(name, argname="name"):
+    """A group name: a string or None (ValueError naming the argument otherwise)."""
+    if name is None or isinstance(name, str):
+        return None if name is None else str(name)
+    raise ValueError(f"{argname} must be a string or None, got {name!r}")
+
+
+def _check_user_id(id, argname="id"):
     if id is None:
         return None
-    if isinstance(id, bool) or not isinstance(id, (int, np.integer)):
-        raise ValueError(f"id must be an integer or None, got {id!r}")
+    if isinstance(id, (bool, np.bool_, np.timedelta64)) or not isinstance(id, (int, np.integer)):
+        raise ValueError(f"{argname} must be an integer or None, got {id!r}")
     return int(id)
 
 
+def _check_flag(value, name):
+    """A boolean switch: True/False (or 0/1, NumPy booleans); anything else is a ValueError."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)) and int(value) in (0, 1):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
+def _real_scalar(x, name) -> float:
+    """``x`` as a float: a real number (int, float, NumPy real scalar or 0-d real array);
+    complex values, booleans, strings and other objects are a ValueError naming ``name``."""
+    if isinstance(x, (bool, np.bool_, str, bytes, np.timedelta64, np.datetime64)):
+        raise ValueError(f"{name} must be a real number, got {x!r}")
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        return float(x)
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iuf":
+        return float(x)
+    raise ValueError(f"{name} must be a real number, got {x!r}")
+
+
 def _check_time_constant(T):
-    try:
-        T = float(T)
-    except (TypeError, ValueError):
-        raise ValueError(f"time_constant must be a positive number, got {T!r}") from None
+    T = _real_scalar(T, "time_constant")
     if not np.isfinite(T) or T <= 0:
         raise ValueError(f"time_constant must be positive and finite, got {T}")
     return T
 
 
+def _check_body(body, name="body"):
+    """A body reference before binding: a non-negative integer id or a name (ValueError
+    otherwise; an unknown id or name is a KeyError at bind time)."""
+    if isinstance(body, str):
+        return body
+    if isinstance(body, (int, np.integer)) and not isinstance(body, (bool, np.bool_, np.timedelta64)):
+        if int(body) < 0:
+            raise ValueError(f"{name} must be a body id >= 0 or a body name, got {body!r}")
+        return int(body)
+    raise ValueError(f"{name} must be a body id (integer) or a body name (string), got {body!r}")
+
+
+def _check_point(x, name):
+    """A finite real 3-vector (a copy, float64)."""
+    return real_array(x, name, shape=(3,)).copy()
+
+
 def _check_unit(x, n, name):
-    try:
-        a = np.asarray(x, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real {n}-vector, got {x!r}") from None
-    if a.shape != (n,) or not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be a finite {n}-vector, got {x!r}")
-    if abs(np.linalg.norm(a) - 1.0) > _UNIT_TOL:
-        raise ValueError(f"{name} must have unit length, got norm {np.linalg.norm(a):.17g}")
-    return a
+    a = real_array(x, name, finite=True)
+    if a.ndim > 1 and a.size == n:  # a row or column vector
+        a = a.reshape(-1)
+    if a.shape != (n,):
+        raise ValueError(f"{name} must be a finite real {n}-vector, got shape {a.shape}")
+    nrm = float(np.linalg.norm(a))
+    if not abs(nrm - 1.0) <= _UNIT_TOL:
+        raise ValueError(f"{name} must have unit length, got norm {nrm:.17g}")
+    return a.copy()
 
 
 def _check_orthogonal(a, existing, name, what):
@@ -215,11 +258,8 @@ class ContactConstraint(Constraint):
 
     def __init__(self, body, body_point, name=None, id=None):
         super().__init__(name, id)
-        self.body = body
-        p = np.asarray(body_point, dtype=float).reshape(-1) if body_point is not None else None
-        if p is None or p.shape != (3,) or not np.all(np.isfinite(p)):
-            raise ValueError(f"body_point must be a finite 3-vector, got {body_point!r}")
-        self.body_point = p
+        self.body = _check_body(body)
+        self.body_point = _check_point(body_point, "body_point")
         self.normals: list[np.ndarray] = []
         self._body_id = None
 
@@ -228,9 +268,8 @@ class ContactConstraint(Constraint):
         return len(self.normals)
 
     def same_geometry(self, body, body_point) -> bool:
-        return body == self.body and bool(
-            np.all(np.abs(np.asarray(body_point, float) - self.body_point) <= _SAME_TOL)
-        )
+        """Same body and body point (``body_point``: a checked float64 3-vector)."""
+        return body == self.body and bool(np.all(np.abs(body_point - self.body_point) <= _SAME_TOL))
 
     def add_normal(self, world_normal) -> None:
         n = _check_unit(world_normal, 3, "world_normal")
@@ -316,8 +355,8 @@ class LoopConstraint(Constraint):
     def __init__(self, predecessor, successor, X_predecessor, X_successor, name=None, id=None,
                  baumgarte=False, time_constant=0.1):
         super().__init__(name, id, baumgarte, time_constant)
-        self.predecessor = predecessor
-        self.successor = successor
+        self.predecessor = _check_body(predecessor, "predecessor")
+        self.successor = _check_body(successor, "successor")
         self.X_predecessor = _as_transform(X_predecessor, "X_predecessor")
         self.X_successor = _as_transform(X_successor, "X_successor")
         self.axes: list[np.ndarray] = []
@@ -328,11 +367,12 @@ class LoopConstraint(Constraint):
         return len(self.axes)
 
     def same_geometry(self, predecessor, successor, X_predecessor, X_successor) -> bool:
+        """Same bodies and frames (the frames: Transforms)."""
         return (
             predecessor == self.predecessor
             and successor == self.successor
-            and _same_transform(_as_transform(X_predecessor, "X_predecessor"), self.X_predecessor)
-            and _same_transform(_as_transform(X_successor, "X_successor"), self.X_successor)
+            and _same_transform(X_predecessor, self.X_predecessor)
+            and _same_transform(X_successor, self.X_successor)
         )
 
     def add_axis(self, axis) -> None:

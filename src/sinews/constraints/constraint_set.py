@@ -37,15 +37,35 @@ bodies are resolved against the model (``KeyError`` naming the argument) and the
 
 from __future__ import annotations
 
+import operator
+import threading
+
 import numpy as np
 
+from .._checks import real_array
+from ..spatial import as_transform as _as_transform
 from ._compiled_contacts import CompiledContacts
 from ._contact_batch import ContactBatch
-from .constraint import Constraint, ContactConstraint, LoopConstraint, _check_time_constant, _check_user_id
+from ._thin import is_thin
+from .constraint import (
+    Constraint,
+    ContactConstraint,
+    LoopConstraint,
+    _check_body,
+    _check_flag,
+    _check_name,
+    _check_point,
+    _check_time_constant,
+    _check_user_id,
+)
 
 __all__ = ["ConstraintSet"]
 
 _TYPES = ("contact", "loop", "custom")
+
+# binding is rare and builds the set's derived data: one thread at a time (two threads making
+# the first call on the same unbound set must not interleave their binds)
+_BIND_LOCK = threading.RLock()
 
 
 class ConstraintSet:
@@ -75,7 +95,7 @@ class ConstraintSet:
 
     def _find(self, name, id, kind, same):
         """The group a new row joins (or None for a new group), by the grouping rules."""
-        name = None if name is None else str(name)
+        name = _check_name(name)
         id = _check_user_id(id)
         if name is None and id is None:
             last = self._groups[-1] if self._groups else None
@@ -130,6 +150,8 @@ class ConstraintSet:
         """Add one contact row: the velocity of ``body_point`` (body coordinates) of ``body``
         (id or name) along the unit ``world_normal`` is zero.  Returns the row index."""
         self._check_unbound()
+        body = _check_body(body)
+        body_point = _check_point(body_point, "body_point")
         g, name, id = self._find(name, id, "contact", lambda g: g.same_geometry(body, body_point))
         if g is None:
             g = ContactConstraint(body, body_point)
@@ -164,6 +186,12 @@ class ConstraintSet:
         index.
         """
         self._check_unbound()
+        predecessor = _check_body(predecessor, "predecessor")
+        successor = _check_body(successor, "successor")
+        X_predecessor = _as_transform(X_predecessor, "X_predecessor")
+        X_successor = _as_transform(X_successor, "X_successor")
+        if baumgarte is not None:
+            baumgarte = _check_flag(baumgarte, "baumgarte")
         if time_constant is not None:
             time_constant = _check_time_constant(time_constant)
         g, name, id = self._find(
@@ -172,13 +200,13 @@ class ConstraintSet:
         if g is None:
             g = LoopConstraint(
                 predecessor, successor, X_predecessor, X_successor,
-                baumgarte=bool(baumgarte) if baumgarte is not None else False,
+                baumgarte=baumgarte if baumgarte is not None else False,
                 time_constant=time_constant if time_constant is not None else 0.1,
             )
             g.add_axis(axis)
             self._register(g, name, id)
             return self._append_row(g)
-        if baumgarte is not None and bool(baumgarte) != g.baumgarte_enabled:
+        if baumgarte is not None and baumgarte != g.baumgarte_enabled:
             raise ValueError(f"baumgarte={baumgarte} conflicts with group {g.label!r} (baumgarte={g.baumgarte_enabled})")
         if time_constant is not None and time_constant != g.time_constant:
             raise ValueError(f"time_constant={time_constant} conflicts with group {g.label!r} (time_constant={g.time_constant})")
@@ -196,11 +224,18 @@ class ConstraintSet:
         self._check_unbound()
         if not isinstance(c, Constraint):
             raise ValueError(f"c must be a sinews.constraints.CustomConstraint, got {type(c).__name__}")
+        if not hasattr(c, "_baumgarte_enabled") or not hasattr(c, "set"):
+            raise ValueError(
+                f"c ({type(c).__name__}) is not initialised: its __init__ must call "
+                "super().__init__(name, id, baumgarte, time_constant)"
+            )
         if c.set is not None:
             raise ValueError("c already belongs to a ConstraintSet")
-        size = int(c.size)
+        size = _custom_size(c)
         if size < 1:
             raise ValueError(f"c.size must be >= 1, got {c.size}")
+        _check_name(c.name, "c.name")
+        _check_user_id(c.id, "c.id")
         if c.name is not None and c.name in self._by_name:
             raise ValueError(f"name {c.name!r} is already used by group {self._by_name[c.name].index}")
         if c.id is not None and c.id in self._by_id:
@@ -216,7 +251,7 @@ class ConstraintSet:
         import copy as _copy
 
         new = ConstraintSet()
-        for g in self._groups:
+        for g in self._groups:  # (a custom group's own state is copied shallowly)
             h = _copy.copy(g)
             for attr in ("normals", "axes"):
                 if hasattr(h, attr):
@@ -238,26 +273,31 @@ class ConstraintSet:
 
         if not isinstance(model, Model):
             raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
-        if self.model is model:
-            return self
-        if self.model is not None:
-            raise RuntimeError("the ConstraintSet is already bound to another model")
-        if not self._groups:
-            raise ValueError("the ConstraintSet is empty: add constraints before bind()")
-        for g in self._groups:
-            try:
-                g.bind(model)
-            except KeyError as exc:
-                raise KeyError(f"group {g.label!r} (index {g.index}): {exc.args[0]}") from None
-            if g.type == "custom" and int(g.size) != sum(1 for r in self._row_group if r == g.index):
-                raise ValueError(f"custom group {g.label!r} changed its size after being added")
-        model.compiled  # freeze the model too
-        contacts = [g for g in self._groups if type(g) is ContactConstraint]
-        self._contact_batch = ContactBatch(model, contacts) if contacts else None
-        self._others = [g for g in self._groups if type(g) is not ContactConstraint]
-        if self._contact_batch is not None and not self._others and model.compiled.nlinks > 0:
-            self._compiled = CompiledContacts(model, self, self._contact_batch)
-        self.model = model
+        with _BIND_LOCK:
+            if self.model is model:
+                return self
+            if self.model is not None:
+                raise RuntimeError("the ConstraintSet is already bound to another model")
+            if not self._groups:
+                raise ValueError("the ConstraintSet is empty: add constraints before bind()")
+            counts = np.bincount(np.asarray(self._row_group, dtype=np.int64), minlength=len(self._groups))
+            for g in self._groups:
+                try:
+                    g.bind(model)
+                except KeyError as exc:
+                    raise KeyError(f"group {g.label!r} (index {g.index}): {exc.args[0]}") from None
+                if g.type == "custom" and _custom_size(g) != counts[g.index]:
+                    raise ValueError(f"custom group {g.label!r} changed its size after being added")
+            c = model.compiled  # freeze the model too
+            contacts = [g for g in self._groups if type(g) is ContactConstraint]
+            self._contact_batch = ContactBatch(model, contacts) if contacts else None
+            self._others = [g for g in self._groups if type(g) is not ContactConstraint]
+            # the compiled kernel of contacts-only sets keeps a rows x rows matrix per workspace:
+            # sets solved by row compression (many more rows than coordinates) do without it
+            if (self._contact_batch is not None and not self._others and c.nlinks > 0
+                    and not is_thin(self.size, c.nv)):
+                self._compiled = CompiledContacts(model, self, self._contact_batch)
+            self.model = model
         return self
 
     @property
@@ -268,6 +308,10 @@ class ConstraintSet:
         if self.model is None:
             self.bind(model)
         elif self.model is not model:
+            from ..model import Model
+
+            if not isinstance(model, Model):
+                raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
             raise ValueError("cs is bound to a different model than the one passed")
         return self
 
@@ -317,28 +361,36 @@ class ConstraintSet:
             return key
         if isinstance(key, str):
             return self.group_by_name(key)
-        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
             if not 0 <= int(key) < len(self._groups):
                 raise KeyError(f"group: no group with index {key} (the set has {len(self._groups)} groups)")
             return self._groups[int(key)]
-        raise KeyError(f"group must be a group, a group index or a name, got {key!r}")
+        raise ValueError(f"group must be a group, a group index (integer) or a name (string), got {key!r}")
 
     def group_by_name(self, name) -> Constraint:
+        """The group named ``name`` (``KeyError`` if there is none)."""
+        if not isinstance(name, str):
+            raise ValueError(f"name must be a string, got {name!r}")
         try:
-            return self._by_name[str(name)]
+            return self._by_name[name]
         except KeyError:
             raise KeyError(f"group: no group named {name!r}") from None
 
     def group_by_id(self, id) -> Constraint:
-        """The group with user id ``id``."""
+        """The group with user id ``id`` (an integer; ``KeyError`` if there is none)."""
+        if id is None:
+            raise ValueError("id must be an integer, got None")
+        id = _check_user_id(id)
         try:
-            return self._by_id[int(id)]
-        except (KeyError, TypeError, ValueError):
+            return self._by_id[id]
+        except KeyError:
             raise KeyError(f"group: no group with user id {id!r}") from None
 
     def group_by_assigned_id(self, row) -> Constraint:
         """The group owning row ``row`` (the value returned by ``add_*``)."""
-        if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= int(row) < self.size:
+        if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)):
+            raise ValueError(f"row must be an integer row index, got {row!r}")
+        if not 0 <= int(row) < self.size:
             raise KeyError(f"assigned id: no row {row!r} (the set has {self.size} rows)")
         return self._groups[self._row_group[int(row)]]
 
@@ -350,11 +402,12 @@ class ConstraintSet:
         return self.group(key).rows
 
     def split(self, per_row) -> dict:
-        """A per-row vector as ``{group label: its rows' values}`` (label = name or
-        ``"type[index]"``)."""
-        x = np.asarray(per_row)
-        if x.shape[0] != self.size:
-            raise ValueError(f"per_row must have {self.size} entries, got {x.shape[0]}")
+        """A per-row vector (``cs.size`` finite real numbers: multipliers, impulses, errors) as
+        ``{group label: its rows' values}`` (label = name or ``"type[index]"``; float64
+        views of one array)."""
+        x = real_array(per_row, "per_row")
+        if x.shape != (self.size,):
+            raise ValueError(f"per_row must have shape ({self.size},) (one entry per row), got {x.shape}")
         return {g.label: x[g.rows] for g in self._groups}
 
     # ------------------------------------------------------------------ Baumgarte
@@ -409,3 +462,14 @@ class ConstraintSet:
 
     def __repr__(self) -> str:
         return f"<ConstraintSet groups={self.ngroups} rows={self.size} bound={self.bound}>"
+
+
+def _custom_size(c) -> int:
+    """``c.size`` as a row count: an integer (ValueError naming ``c.size`` otherwise)."""
+    size = c.size
+    if isinstance(size, (bool, np.bool_)):
+        raise ValueError(f"c.size must be an integer number of rows, got {size!r}")
+    try:
+        return operator.index(size)
+    except TypeError:
+        raise ValueError(f"c.size must be an integer number of rows, got {size!r}") from None

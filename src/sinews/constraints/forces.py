@@ -29,8 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import finite_vector
+from .._checks import finite_vector, real_array
 from ..spatial import Transform
+from ._callbacks import wrench_entries_of
 from ._kinematics import ConstraintKinematics
 from .system import _groups
 
@@ -60,7 +61,9 @@ class ConstraintWrenches:
 def _multipliers(values, cs, g, name):
     if hasattr(values, "multipliers"):
         values = values.multipliers
-    x = np.asarray(values, dtype=float).reshape(-1)
+    x = real_array(values, name, finite=False)
+    if x.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array (one entry per row), got shape {x.shape}")
     if x.shape[0] == cs.size:
         x = x[g.rows]
     elif x.shape[0] != g.size:
@@ -77,10 +80,7 @@ def _wrenches(model, q, cs, group, values, frame, kind, name, data):
     lam = _multipliers(values, cs, g, name)
     kin = ConstraintKinematics(model, q, None, data)
     bodies, frames, W = [], [], []
-    try:
-        entries = g.wrench_entries(kin, lam)
-    except NotImplementedError:
-        raise ValueError(f"group {g.label!r} does not implement wrench_entries: no wrenches to report") from None
+    entries = wrench_entries_of(g, kin, lam, "no wrenches to report")
     for e in entries:
         m, f = e.wrench[:3], e.wrench[3:]
         bodies.append(e.body)

@@ -24,6 +24,9 @@ rows on the support chains, factorisation and solve), and the other methods get 
 ``gamma`` (with Baumgarte terms), ``H`` and ``tau - C`` from one compiled kernel; other sets
 evaluate each group in Python over one shared tree pass
 (:class:`~sinews.constraints.ConstraintKinematics`).  All give the same numbers (tested).
+Sets with more rows than coordinates and at least ``THIN_MIN_ROWS`` (256) rows are solved on
+their compressed rows by every method (:mod:`sinews.constraints._thin`): no rows x rows matrix,
+the same ``qdd``, ``G^T lambda`` and minimum-norm ``lambda``.
 
 Source: RBDL ``ForwardDynamicsConstraints{Direct,RangeSpaceSparse,NullSpace}``,
 ``ForwardDynamicsContactsKokkevis`` (rbdl.md section 2); Featherstone RBDA chapter 8.
@@ -31,17 +34,19 @@ Source: RBDL ``ForwardDynamicsConstraints{Direct,RangeSpaceSparse,NullSpace}``,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import state3, vector
+from .._checks import vector
 from ..crba import crba
 from ..rnea import nonlinear_effects
 from ..algorithms import get_data, link_forces
 from ._fast import contact_system, range_space
 from ._kinematics import ConstraintKinematics
 from ._linalg import zero_tiny_rows
+from ._thin import is_thin, solve_compressed
 from .kkt_direct import solve_kkt
 from .kokkevis import solve_kokkevis
 from .null_space import solve_null_space
@@ -51,6 +56,7 @@ from .system import _gamma, _groups, _jacobian
 __all__ = ["ConstrainedDynamicsResult", "forward_dynamics_constraints", "METHODS"]
 
 METHODS = ("direct", "range_space_sparse", "null_space", "kokkevis")
+_FD_NAMES = ("q", "v", "tau", "f_ext")
 
 
 @dataclass
@@ -81,7 +87,7 @@ class ConstrainedDynamicsResult:
 
 
 def _check_method(method, allowed):
-    if method not in allowed:
+    if not isinstance(method, str) or method not in allowed:
         raise ValueError(f"method must be one of {allowed}, got {method!r}")
 
 
@@ -122,6 +128,19 @@ def _contact_system(model, cs, q, v, tau, f_ext, d):
     return G, gamma, H, top
 
 
+def _finite_system(names, *arrays):
+    """Raise when a finite input gave a non-finite system (floating-point overflow: inputs of
+    extreme magnitude) instead of letting a factorisation fail on it."""
+    total = 0.0
+    for a in arrays:  # one sum per array: NaN or infinity anywhere (or overflow) makes it non-finite
+        total += float(a.sum())
+    if not math.isfinite(total):
+        raise ValueError(
+            f"the constrained system is not finite (floating-point overflow): {', '.join(names)} "
+            "too large in magnitude"
+        )
+
+
 def _bind_compiled(model, cs):
     """The compiled contacts path of ``cs`` after binding it to ``model`` if it is an unbound
     :class:`ConstraintSet` (so that its first call takes the same path as the later ones);
@@ -133,7 +152,16 @@ def _bind_compiled(model, cs):
 
 
 def _solve(model, method, H, G, top, bottom):
-    """``H x = top + G^T lambda``, ``G x = bottom`` by ``method`` (not Kokkevis)."""
+    """``H x = top + G^T lambda``, ``G x = bottom`` by ``method`` (not Kokkevis).  Sets with
+    many more rows than coordinates are solved on their compressed rows
+    (:mod:`sinews.constraints._thin`)."""
+    if is_thin(G.shape[0], H.shape[0]):
+        return solve_compressed(lambda H, R, t, b: _solve_rows(model, method, H, np.ascontiguousarray(R), t, b),
+                                H, G, top, bottom)
+    return _solve_rows(model, method, H, G, top, bottom)
+
+
+def _solve_rows(model, method, H, G, top, bottom):
     if method == "direct":
         return solve_kkt(H, G, top, bottom)
     if method == "null_space":
@@ -153,7 +181,7 @@ def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=No
     ``f_ext``: external wrenches as in :func:`sinews.rnea` (body frame, about the body origin).
     ``cs`` is bound to ``model`` on first use.
     """
-    if method == "range_space_sparse":
+    if type(method) is str and method == "range_space_sparse":
         fast = getattr(cs, "_compiled", None) or _bind_compiled(model, cs)
         if fast is not None and fast.model is model:
             # bound contacts-only set: one compiled call (sinews.constraints._compiled_contacts)
@@ -172,19 +200,26 @@ def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=No
         q = vector(q, model.nq, "q")
         v = vector(v, model.nv, "v")
         G, gamma, H, top = _contact_system(model, cs, q, v, tau, f_ext, d)
+        _finite_system(_FD_NAMES, G, gamma, H, top)
         G = zero_tiny_rows(G)
         qdd, lam, info = _solve(model, method, H, G, top, gamma)
     else:
         kin = ConstraintKinematics(model, q, v, data)
-        G = zero_tiny_rows(_jacobian(kin, groups, n))
+        G = _jacobian(kin, groups, n)
         gamma = _gamma(kin, groups, n)
+        _finite_system(_FD_NAMES, G, gamma)
+        G = zero_tiny_rows(G)
         if method == "kokkevis":
             qdd, lam, info = solve_kokkevis(model, kin, tau, cs, G, gamma, f_ext, data)
         else:
             H = crba(model, kin.q, data)
-            C = nonlinear_effects(model, kin.q, kin.v, f_ext, data)
-            qdd, lam, info = _solve(model, method, H, G, tau - C, gamma)
+            top = tau - nonlinear_effects(model, kin.q, kin.v, f_ext, data)
+            _finite_system(_FD_NAMES, H, top)
+            qdd, lam, info = _solve(model, method, H, G, top, gamma)
     res, ok = _residual(G, qdd, gamma)
     if not (np.isfinite(qdd.sum()) and np.isfinite(lam.sum())):
-        raise ValueError(f"{method}: the solution is not finite (singular system)")
+        raise ValueError(
+            f"{method}: the solution is not finite: a singular system, or q, v, tau or f_ext too "
+            "large in magnitude (floating-point overflow)"
+        )
     return ConstrainedDynamicsResult(qdd, lam, method, n, info["rank"], info["least_squares"], res, ok, cs)

@@ -26,7 +26,15 @@ from ..crba import crba
 from ._kinematics import ConstraintKinematics
 from ._linalg import zero_tiny_rows
 from ..algorithms import get_data
-from .forward_dynamics import _bind_compiled, _check_method, _contact_system, _contacts_only, _residual, _solve
+from .forward_dynamics import (
+    _bind_compiled,
+    _check_method,
+    _contact_system,
+    _contacts_only,
+    _finite_system,
+    _residual,
+    _solve,
+)
 from .system import _groups, _jacobian
 
 __all__ = ["ConstraintImpulseResult", "compute_constraint_impulses", "IMPULSE_METHODS"]
@@ -67,7 +75,7 @@ def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_
 
     ``target_velocity``: desired ``G qd_plus`` per row (RBDL's ``v_plus``), default zeros.
     """
-    if method == "range_space_sparse":
+    if type(method) is str and method == "range_space_sparse":
         fast = getattr(cs, "_compiled", None) or _bind_compiled(model, cs)
         if fast is not None and fast.model is model:
             # bound contacts-only set: one compiled call (sinews.constraints._compiled_contacts)
@@ -87,9 +95,14 @@ def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_
         kin = ConstraintKinematics(model, q, None, data)
         G = _jacobian(kin, groups, n)
         H = crba(model, kin.q, data)
+    top = H @ qd_minus
+    _finite_system(("q", "qd_minus"), G, H, top)
     G = zero_tiny_rows(G)
-    x, lam, info = _solve(model, method, H, G, H @ qd_minus, vt)
+    x, lam, info = _solve(model, method, H, G, top, vt)
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(lam))):
-        raise ValueError(f"{method}: the solution is not finite (singular system)")
+        raise ValueError(
+            f"{method}: the solution is not finite: a singular system, or q, qd_minus or "
+            "target_velocity too large in magnitude (floating-point overflow)"
+        )
     res, ok = _residual(G, x, vt)
     return ConstraintImpulseResult(x, lam, method, n, info["rank"], info["least_squares"], res, ok, cs)

@@ -73,11 +73,14 @@ constraint overhaul.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import finite_vector
+from .._checks import finite_vector, real_array
+from ..algorithms import check_model
+from .constraint import _real_scalar
 
 __all__ = [
     "ActuationMap",
@@ -141,18 +144,21 @@ def actuation_map(model, actuated) -> ActuationMap:
     of actuated velocity indices (integers in ``[0, nv)``).  An :class:`ActuationMap` is
     returned unchanged (after checking its size).
     """
-    nv = model.nv
+    nv = check_model(model).nv
     if isinstance(actuated, ActuationMap):
         if actuated.actuated.shape != (nv,):
             raise ValueError(f"actuated must describe {nv} velocity coordinates, got {actuated.actuated.shape[0]}")
         return actuated
-    a = np.asarray(actuated)
+    try:
+        a = np.asarray(actuated)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"actuated must be a boolean mask of length nv or a sequence of integer dof indices: {exc}") from None
     if a.dtype == bool:
         if a.shape != (nv,):
             raise ValueError(f"actuated: a boolean mask must have shape ({nv},), got {a.shape}")
         mask = a.copy()
     else:
-        if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
+        if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
             raise ValueError("actuated must be a boolean mask of length nv or a sequence of integer dof indices")
         if a.size and (a.min() < 0 or a.max() >= nv):
             raise ValueError(f"actuated: dof indices must lie in [0, {nv})")
@@ -192,7 +198,7 @@ def is_fully_actuated(model, q, cs, actuated) -> bool:
     """
     from . import constraint_jacobian
 
-    q = finite_vector(q, model.nq, "q")
+    q = finite_vector(q, check_model(model).nq, "q")
     amap = actuation_map(model, actuated)
     G = np.asarray(constraint_jacobian(model, q, cs), dtype=float)
     return _fully_actuated(G, amap)
@@ -204,6 +210,27 @@ def _lstsq(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     if A.shape[0] == 0:
         return np.zeros(A.shape[1])
     return np.linalg.lstsq(A, b, rcond=None)[0]
+
+
+def _finite(x: np.ndarray, names: str) -> np.ndarray:
+    """``x`` if finite, else a ValueError naming the inputs (floating-point overflow)."""
+    if not math.isfinite(float(np.sum(x))):
+        raise ValueError(f"the inverse dynamics overflow (not finite): {names} too large in magnitude")
+    return x
+
+
+def _reproduced(H, C, G, gamma, tau, qdd) -> bool:
+    """Whether forward dynamics with ``tau`` (the direct method's KKT solve) gives ``qdd``: the
+    promise of both operators.  False at configurations where the accelerations are not
+    determined, and where the inputs' magnitudes leave ``qdd`` to rounding."""
+    from .kkt_direct import solve_kkt
+
+    try:
+        x = solve_kkt(H, G, tau - C, gamma)[0]
+    except ValueError:
+        return False
+    scale = max(1.0, float(np.abs(qdd).max()) if qdd.size else 0.0)
+    return bool(np.all(np.isfinite(x)) and np.abs(x - qdd).max(initial=0.0) <= 1e-8 * scale)
 
 
 def _tolerance(*arrays) -> float:
@@ -223,9 +250,9 @@ def inverse_dynamics_constraints(model, q, v, qdd_desired, cs, actuated, f_ext=N
     S, P = amap.S, amap.P
     u = S @ qdd_star
     GPt = G @ P.T
-    vu = _lstsq(GPt, gamma - G @ (S.T @ u))
+    vu = _lstsq(GPt, _finite(gamma - G @ (S.T @ u), "qdd_desired"))
     qdd = S.T @ u + P.T @ vu
-    rhs = H @ qdd + C
+    rhs = _finite(H @ qdd + C, "qdd_desired")
     lam = _lstsq(P @ G.T, P @ rhs)
     tau = S.T @ (S @ (rhs - G.T @ lam))
     r_constraint = G @ qdd - gamma
@@ -235,12 +262,13 @@ def inverse_dynamics_constraints(model, q, v, qdd_desired, cs, actuated, f_ext=N
         float(np.abs(r_dynamics).max()) if r_dynamics.size else 0.0,
     )
     tol = _tolerance(H, C, G, gamma, qdd)
+    _finite(tau, "qdd_desired")
     return ConstrainedInverseDynamicsResult(
         tau=tau,
         qdd=qdd,
         multipliers=lam,
         residual=residual,
-        converged=bool(residual <= tol),
+        converged=bool(residual <= tol) and _reproduced(H, C, G, gamma, tau, qdd),
         iterations=1,
         fully_actuated=_fully_actuated(G, amap),
         method="exact",
@@ -249,18 +277,21 @@ def inverse_dynamics_constraints(model, q, v, qdd_desired, cs, actuated, f_ext=N
 
 def _weight_matrix(weight, H, amap: ActuationMap, weight_scale: float) -> np.ndarray:
     na = amap.n_actuated
+    ws = _real_scalar(weight_scale, "weight_scale")
+    if not (np.isfinite(ws) and ws > 0.0):
+        raise ValueError(f"weight_scale must be a positive finite number, got {weight_scale!r}")
     if weight is None:
-        ws = float(weight_scale)
-        if not (np.isfinite(ws) and ws > 0.0):
-            raise ValueError("weight_scale must be a positive finite number")
         return ws * (amap.S @ H @ amap.S.T)
-    W = np.asarray(weight, dtype=float)
+    W = real_array(weight, "weight", finite=False)
     if W.ndim == 0:
         W = float(W) * np.eye(na)
     elif W.shape == (na,):
         W = np.diag(W)
     elif W.shape != (na, na):
-        raise ValueError(f"weight must be a scalar, a length-{na} vector or a {na}x{na} matrix, got shape {W.shape}")
+        raise ValueError(
+            f"weight must be a scalar, a length-{na} vector or a {na}x{na} matrix (n_a = {na} actuated "
+            f"coordinates, from actuated), got shape {W.shape}"
+        )
     if not np.all(np.isfinite(W)):
         raise ValueError("weight contains NaN or infinity")
     if not np.allclose(W, W.T, rtol=1e-12, atol=1e-12 * max(1.0, float(np.abs(W).max()) if W.size else 1.0)):
@@ -291,6 +322,8 @@ def inverse_dynamics_constraints_relaxed(
     A[:n, n:] = G.T
     A[n:, :n] = G
     b = np.concatenate([S.T @ (W @ (S @ qdd_star)) - P.T @ (P @ C), gamma])
+    _finite(A, "weight")
+    _finite(b, "qdd_desired or weight")
     try:
         x = np.linalg.solve(A, b)
         if not np.all(np.isfinite(x)):
@@ -304,12 +337,13 @@ def inverse_dynamics_constraints_relaxed(
     r_con = G @ qdd - gamma
     residual = max(float(np.abs(r_dyn).max()), float(np.abs(r_con).max()) if c else 0.0)
     tol = _tolerance(H, C, G, gamma, qdd, W)
+    _finite(tau, "qdd_desired or weight")
     return ConstrainedInverseDynamicsResult(
         tau=tau,
         qdd=qdd,
         multipliers=lam,
         residual=residual,
-        converged=bool(residual <= tol),
+        converged=bool(residual <= tol) and _reproduced(H, C, G, gamma, tau, qdd),
         iterations=1,
         fully_actuated=_fully_actuated(G, amap),
         method="relaxed",

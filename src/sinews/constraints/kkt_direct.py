@@ -55,6 +55,7 @@ def solve_kkt(H, G, top, bottom):
         raise ValueError(
             "the constrained system is singular: the accelerations are not determined "
             f"(rank of the KKT matrix {rank_A} < nv + rank(G) = {n + rank_G}); "
-            "a massless subtree is not fixed by the constraints"
+            "a massless subtree is not fixed by the constraints (or q is too large in magnitude for "
+            "double precision)"
         )
     return y[:n], -y[n:], {"rank": rank_G, "least_squares": True}

@@ -25,7 +25,11 @@ import numpy as np
 
 from ..aba import _run
 from ..algorithms import get_data, link_forces
+from ._callbacks import wrench_entries_of
+from .constraint import ContactConstraint
 from ._linalg import cross3, solve_psd
+from . import _thin
+from ._thin import compress_rows, is_thin
 
 __all__ = ["solve_kokkevis", "entries_to_body_forces"]
 
@@ -60,8 +64,53 @@ def _entries_to_link_forces(kin, entries, out):
     return out
 
 
+def _test_wrenches(model, kin, cs, rows):
+    """(rows, nlinks, 6): the unit test wrenches of every row (kernel link layout).  In large
+    sets (``rows >= THIN_MIN_ROWS``) the point-contact rows are done at once: a unit force
+    ``n`` at the world point ``x`` of link k is ``[R_k^T ((x - o_k) x n); R_k^T n]`` on link k
+    (the ground's ``-n`` drops out); the same numbers as the groups' ``wrench_entries`` up to
+    rounding."""
+    tests = np.zeros((rows, model.compiled.nlinks, 6))
+    b = getattr(cs, "_contact_batch", None)
+    if b is not None and len(b.rows) and model.compiled.nlinks and rows >= _thin.THIN_MIN_ROWS:
+        k, oR, op, x = b._points(kin)
+        pr = b.point_of_row
+        moving = b.link_of_row >= 0
+        r, kr, pr = b.rows[moving], b.link_of_row[moving], pr[moving]
+        n = b.N[moving]
+        Rt = np.transpose(oR[pr], (0, 2, 1))
+        tests[r, kr, 3:] = np.einsum("rij,rj->ri", Rt, n)
+        tests[r, kr, :3] = np.einsum("rij,rj->ri", Rt, np.cross(x[pr] - op[pr], n))
+        others = [g for g in cs.groups if type(g) is not ContactConstraint]
+    else:
+        others = cs.groups
+    what = "method='kokkevis' needs the wrenches of every group (use another method)"
+    for g in others:
+        for i in range(g.size):
+            e = np.zeros(g.size)
+            e[i] = 1.0
+            _entries_to_link_forces(kin, wrench_entries_of(g, kin, e, what), tests[g.row_start + i])
+    return tests
+
+
+def _responses(model, d, q, tests):
+    """``H^-1 J^T f`` for every test wrench ``f`` (columns): ABA with zero velocity, no
+    gravity and zero tau."""
+    c = model.compiled
+    zero_v = np.zeros(c.nv)
+    D = np.empty((c.nv, tests.shape[0]))
+    for r in range(tests.shape[0]):
+        D[:, r] = _run(model, d, q, zero_v, zero_v, tests[r].copy(), 1 | 2 | 4, np.empty(c.nv))
+    return D
+
+
 def solve_kokkevis(model, kin, tau, cs, G, gamma, f_ext=None, data=None):
-    """``(qdd, lambda, info)``; ``kin`` holds ``(q, v)``, ``G`` and ``gamma`` are the system's."""
+    """``(qdd, lambda, info)``; ``kin`` holds ``(q, v)``, ``G`` and ``gamma`` are the system's.
+
+    Sets with many more rows than coordinates (:mod:`sinews.constraints._thin`) are solved on
+    their compressed rows ``R = Q^T G``, whose test wrenches are the same combinations
+    ``Q^T`` of the rows' test wrenches: nv test solves instead of one per row, and no
+    rows x rows matrix."""
     d = get_data(model, data)
     c = model.compiled
     q, v = kin.q, kin.v
@@ -69,27 +118,21 @@ def solve_kokkevis(model, kin, tau, cs, G, gamma, f_ext=None, data=None):
     F_user = F_user.copy() if flag else np.zeros((c.nlinks, 6))
     qdd0 = _run(model, d, q, v, tau, F_user.copy(), 1, np.empty(c.nv))
     rows = G.shape[0]
-    D = np.empty((c.nv, rows))
-    tests = np.zeros((rows, c.nlinks, 6))
-    zero_v = np.zeros(c.nv)
-    r = 0
-    for g in cs.groups:
-        for i in range(g.size):
-            e = np.zeros(g.size)
-            e[i] = 1.0
-            try:
-                entries = g.wrench_entries(kin, e)
-            except NotImplementedError:
-                raise ValueError(
-                    f"method='kokkevis' needs the wrenches of every group; group {g.label!r} "
-                    "does not implement wrench_entries (use another method)"
-                ) from None
-            _entries_to_link_forces(kin, entries, tests[r])
-            # zero velocity, no gravity, zero tau: dqdd = H^-1 J^T f_test = H^-1 G_i^T
-            D[:, r] = _run(model, d, q, zero_v, zero_v, tests[r].copy(), 1 | 2 | 4, np.empty(c.nv))
-            r += 1
+    tests = _test_wrenches(model, kin, cs, rows)
+    b = gamma - G @ qdd0
+    thin = is_thin(rows, c.nv)
+    if thin:
+        comp = compress_rows(G)
+        G, b = comp.R, comp.qt(b)
+        tests = comp.qt(tests.reshape(rows, -1)).reshape(-1, c.nlinks, 6)
+    D = _responses(model, d, q, tests)
     K = G @ D
-    lam, full, rank = solve_psd(0.5 * (K + K.T), gamma - G @ qdd0)
-    F_total = F_user + np.tensordot(lam, tests, axes=1) if rows else F_user
-    qdd = _run(model, d, q, v, tau, np.ascontiguousarray(F_total), 1, np.empty(c.nv))
+    lam, full, rank = solve_psd(0.5 * (K + K.T), b)
+    F_total = F_user + np.tensordot(lam, tests, axes=1) if G.shape[0] else F_user
+    if np.isfinite(F_total).all():
+        qdd = _run(model, d, q, v, tau, np.ascontiguousarray(F_total), 1, np.empty(c.nv))
+    else:  # overflow (inputs of extreme magnitude): a non-finite answer the caller reports
+        qdd = np.full(c.nv, np.nan)
+    if thin:
+        return qdd, comp.q(lam), {"rank": rank, "least_squares": True}
     return qdd, lam, {"rank": rank, "least_squares": not full}

@@ -57,7 +57,8 @@ def solve_null_space(H, G, top, bottom):
         if not full:
             raise ValueError(
                 "the reduced inertia Z^T H Z is singular: the accelerations are not determined "
-                "(a massless subtree is not fixed by the constraints)"
+                "(a massless subtree is not fixed by the constraints, or q is too large in magnitude "
+                "for double precision)"
             )
         x = x + Z @ x_z
     rhs = Y.T @ (H @ x - top)

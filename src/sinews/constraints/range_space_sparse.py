@@ -36,11 +36,14 @@ def solve_range_space_sparse(model, H, G, top, bottom, factor=None):
         except ValueError as exc:
             raise ValueError(
                 f"range_space_sparse needs a positive definite mass matrix ({exc}); a massless "
-                "body makes H singular: use method='direct' or 'null_space'"
+                "body makes H singular: use method='direct' or 'null_space' (or q is too large in "
+                "magnitude for double precision)"
             ) from None
     Y = factor.solve_LT(G.T) if G.shape[0] else np.zeros((H.shape[0], 0))
     z = factor.solve_LT(top)
     K = Y.T @ Y
     lam, full, rank = solve_psd(K, bottom - Y.T @ z)
-    x = factor.solve_L(z + Y @ lam)
+    rhs = z + Y @ lam
+    # overflow (inputs of extreme magnitude): a non-finite answer the caller reports
+    x = factor.solve_L(rhs) if np.isfinite(rhs).all() else np.full(H.shape[0], np.nan)
     return x, lam, {"rank": rank, "least_squares": not full}

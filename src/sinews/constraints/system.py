@@ -24,7 +24,9 @@ import numpy as np
 
 from ..crba import crba
 from ..rnea import nonlinear_effects
-from ._kinematics import ConstraintKinematics
+from ._callbacks import jacobian_of, rows_of
+from ._kinematics import ConstraintKinematics, _finite_out
+from .constraint import _check_flag
 from .constraint_set import ConstraintSet
 
 __all__ = [
@@ -69,25 +71,25 @@ def _full(groups):
 def _jacobian(kin, groups, n):
     cs = _full(groups)
     if cs is None:
-        return _stack(groups, n, lambda g: g.jacobian(kin), kin.nv)
+        return _stack(groups, n, lambda g: jacobian_of(g, kin), kin.nv)
     G = np.empty((n, kin.nv))
     b = cs._contact_batch
     G[b.rows] = b.jacobian_rows(kin)
     for g in cs._others:
-        G[g.rows] = g.jacobian(kin)
+        G[g.rows] = jacobian_of(g, kin)
     return G
 
 
 def _gamma(kin, groups, n, baumgarte=True):
     cs = _full(groups)
     if cs is None:
-        gam = _stack(groups, n, lambda g: g.gamma(kin))
+        gam = _stack(groups, n, lambda g: rows_of(g, "gamma", kin))
     else:
         gam = np.empty(n)
         b = cs._contact_batch
         gam[b.rows] = b.gamma_rows(kin)
         for g in cs._others:
-            gam[g.rows] = g.gamma(kin)
+            gam[g.rows] = rows_of(g, "gamma", kin)
     if baumgarte:
         r = 0  # rows local to ``groups`` (the whole set or one group)
         for g in groups:
@@ -99,41 +101,42 @@ def _gamma(kin, groups, n, baumgarte=True):
 
 def _baumgarte(g, kin):
     alpha, beta = g.baumgarte_coefficients
-    return -2.0 * alpha * np.asarray(g.velocity_error(kin)) - beta * beta * np.asarray(g.position_error(kin))
+    return -2.0 * alpha * rows_of(g, "velocity_error", kin) - beta * beta * rows_of(g, "position_error", kin)
 
 
 def constraint_jacobian(model, q, cs, group=None, data=None) -> np.ndarray:
     """``G(q)``: rows x nv constraint Jacobian (or the rows of one group)."""
     groups, n = _groups(model, cs, group)
-    return _jacobian(ConstraintKinematics(model, q, None, data), groups, n)
+    return _finite_out(_jacobian(ConstraintKinematics(model, q, None, data), groups, n), "q")
 
 
 def constraint_gamma(model, q, v, cs, group=None, baumgarte=True, data=None) -> np.ndarray:
     """``gamma(q, v)`` such that ``G qdd = gamma``; includes the Baumgarte terms of the groups
     where it is enabled unless ``baumgarte=False``."""
+    baumgarte = _check_flag(baumgarte, "baumgarte")
     groups, n = _groups(model, cs, group)
-    return _gamma(ConstraintKinematics(model, q, v, data), groups, n, baumgarte)
+    return _finite_out(_gamma(ConstraintKinematics(model, q, v, data), groups, n, baumgarte), "q, v")
 
 
 def constraint_position_error(model, q, cs, group=None, data=None) -> np.ndarray:
     """``phi(q)`` per row (contacts: always 0)."""
     groups, n = _groups(model, cs, group)
     kin = ConstraintKinematics(model, q, None, data)
-    return _stack(groups, n, lambda g: g.position_error(kin))
+    return _finite_out(_stack(groups, n, lambda g: rows_of(g, "position_error", kin)), "q")
 
 
 def constraint_velocity_error(model, q, v, cs, group=None, data=None) -> np.ndarray:
     """``phidot(q, v)`` per row (``G v`` for the built-in constraints)."""
     groups, n = _groups(model, cs, group)
     kin = ConstraintKinematics(model, q, v, data)
-    return _stack(groups, n, lambda g: g.velocity_error(kin))
+    return _finite_out(_stack(groups, n, lambda g: rows_of(g, "velocity_error", kin)), "q, v")
 
 
 def baumgarte_terms(model, q, v, cs, group=None, data=None) -> np.ndarray:
     """``-2 alpha phidot - beta^2 phi`` per row for groups with Baumgarte enabled, 0 elsewhere."""
     groups, n = _groups(model, cs, group)
     kin = ConstraintKinematics(model, q, v, data)
-    return _stack(groups, n, lambda g: _baumgarte(g, kin) if g.baumgarte_enabled else np.zeros(g.size))
+    return _finite_out(_stack(groups, n, lambda g: _baumgarte(g, kin) if g.baumgarte_enabled else np.zeros(g.size)), "q, v")
 
 
 @dataclass
@@ -157,8 +160,11 @@ def constrained_system(model, q, v, cs, f_ext=None, data=None) -> ConstrainedSys
     H = crba(model, kin.q, data)
     C = nonlinear_effects(model, kin.q, kin.v, f_ext, data)
     G = _jacobian(kin, groups, n)
-    return ConstrainedSystem(
+    out = ConstrainedSystem(
         H, C, G, _gamma(kin, groups, n),
-        _stack(groups, n, lambda g: g.position_error(kin)),
-        _stack(groups, n, lambda g: g.velocity_error(kin)),
+        _stack(groups, n, lambda g: rows_of(g, "position_error", kin)),
+        _stack(groups, n, lambda g: rows_of(g, "velocity_error", kin)),
     )
+    for x in vars(out).values():
+        _finite_out(x, "q, v, f_ext")
+    return out
