@@ -502,3 +502,30 @@ def test_property_array_arguments_give_a_result_or_a_named_error(target, data):
     except (ValueError, KeyError) as exc:
         msg = str(exc)
         assert _names(msg, arg), f"{target}: {type(exc).__name__} does not name {arg!r}: {msg}"
+
+
+def test_zero_quaternion_in_constrained_dynamics_names_q_and_the_body():
+    """The compiled contact kernels check the quaternions too (K.check_q), so a zero free-flyer
+    quaternion is refused naming q's slice and the body, not by a bare ZeroDivisionError."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_constraints_compiled_contacts import _humanoid_like, _state
+
+    from sinews.constraints import ConstraintSet, forward_dynamics_constraints
+
+    rng = np.random.default_rng(0)
+    m = _humanoid_like(rng)
+    cs = ConstraintSet()
+    for b in ("larm2", "rarm2", "lleg2", "rleg2"):
+        for n in ([1, 0, 0], [0, 1, 0], [0, 0, 1]):
+            cs.add_contact_constraint(b, [0, 0, -0.1], n)
+    cs.bind(m)
+    q, v, tau = _state(m, rng)[:3]
+    q[3:7] = 0.0
+    for method in ("range_space_sparse", "direct", "null_space", "kokkevis"):
+        with pytest.raises(ValueError, match=r"q.*zero"):
+            forward_dynamics_constraints(m, q, v, tau, cs, method=method)
+    with pytest.raises(ValueError, match=r"q\[3:7\].*'base'"):
+        forward_dynamics_constraints(m, q, v, tau, cs, method="range_space_sparse")

@@ -24,7 +24,7 @@ import weakref
 import numpy as np
 
 from .. import _layout as LY
-from .._checks import finite_vector, state3
+from .._checks import ZERO_QUATERNION, finite_vector, raise_kernel_code, state3
 from ..algorithms import NO_FORCES, link_forces
 from ..model import Data
 from . import _fast as F
@@ -125,8 +125,8 @@ class CompiledContacts:
         """Raise the error of a negative kernel code; ``None`` for a singular system."""
         if -13 <= code <= -11:  # a length: state3 raises the standard message
             state3(q, v, tau, self.nq, self.nv, names)
-        if -4 <= code < 0:
-            raise ValueError(f"{(names + ('f_ext',))[-code - 1]} contains NaN or infinity")
+        if -4 <= code < 0 or code <= ZERO_QUATERNION:
+            raise_kernel_code(code, names + ("f_ext",), self.model)
         if code < 0:  # (no other negative code is expected from the kernel)
             raise ValueError(f"invalid input ({', '.join(names)}, f_ext): kernel code {code}")
         return None

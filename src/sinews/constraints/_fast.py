@@ -234,6 +234,8 @@ def contact_system(q, v, tau, fext, fext_flag, mi, mf, ws, links, r_link, point_
     nv = G.shape[1]
     zero = np.zeros(nv)
     code = K.check_inputs(q, v, zero, fext, fext_flag)
+    if code == 0:
+        code = K.check_q(q, mi)
     if code != 0:
         return code
     # one joint pass (world poses and velocities) serves both CRBA and RNEA
@@ -380,6 +382,8 @@ def contact_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
                 bottom[r] = 0.0
     else:
         code = K.check_inputs(q, v, tau, fext, flags & F_FEXT)
+        if code == 0:
+            code = K.check_q(q, mi)
         if code != 0:
             return code, 0.0, False
         K.joint_pass(q, v, mi, mf, ws, 3)

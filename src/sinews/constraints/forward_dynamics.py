@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import vector
+from .._checks import raise_kernel_code, vector
 from ..crba import crba
 from ..rnea import nonlinear_effects
 from ..algorithms import get_data, link_forces
@@ -124,7 +124,7 @@ def _contact_system(model, cs, q, v, tau, f_ext, d):
     code = contact_system(q, v, tau, F, flag, c.mi, c.mf, d.ws, b.link, b.r_link_c, b.point_ptr, b.N_c,
                           alpha2, G, gamma, H, top)
     if code:
-        raise ValueError(f"{('q', 'v', 'tau', 'f_ext')[-code - 1]} contains NaN or infinity")
+        raise_kernel_code(code, ("q", "v", "tau", "f_ext"), model)
     return G, gamma, H, top
 
 
