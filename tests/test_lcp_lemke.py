@@ -178,7 +178,7 @@ def test_bad_input_names_argument(solver):
 
 
 # Answers of pydrake 1.51.1 ``MobyLcpSolver`` (SolveLcpLemkeRegularized with its (-20, 1, 1)
-# schedule, reached through MathematicalProgram), recorded with sinews.lcp.bench_drake. Drake
+# schedule, reached through MathematicalProgram), recorded with ``python -m sinews.bench lcp``. Drake
 # reports success on every one of these; sinews returns the same z and says whether it solves
 # the problem as posed.
 PYDRAKE_ANSWERS = [

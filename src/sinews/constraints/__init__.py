@@ -8,19 +8,31 @@
 * :func:`forward_dynamics_constraints` (methods ``direct``, ``range_space_sparse``,
   ``null_space``, ``kokkevis``), :func:`compute_constraint_impulses`.
 * :func:`calc_forces`, :func:`calc_impulses`: per-body constraint wrenches.
+* :func:`assemble_q`, :func:`assemble_qdot`: assembly onto the constraint manifold.
+* :func:`inverse_dynamics_constraints`, :func:`inverse_dynamics_constraints_relaxed`:
+  constrained inverse dynamics.
 * :class:`CustomConstraint`: base class for user constraints
   (example: :class:`~sinews.constraints.custom.PinJointConstraint`).
 
 Multipliers are physical: ``H qdd + C = tau + G^T lambda``.  Guide: ``docs/constraints.md``.
 """
 
+from ._kinematics import ConstraintKinematics
+from .assembly import AssemblyResult, VelocityAssemblyResult, assemble_q, assemble_qdot
 from .constraint import Constraint, ContactConstraint, CustomConstraint, LoopConstraint, WrenchEntry
 from .constraint_set import ConstraintSet
 from .custom import PinJointConstraint
 from .forces import ConstraintWrenches, calc_forces, calc_impulses
 from .forward_dynamics import METHODS, ConstrainedDynamicsResult, forward_dynamics_constraints
 from .impulses import IMPULSE_METHODS, ConstraintImpulseResult, compute_constraint_impulses
-from ._kinematics import ConstraintKinematics
+from .inverse_dynamics import (
+    ActuationMap,
+    ConstrainedInverseDynamicsResult,
+    actuation_map,
+    inverse_dynamics_constraints,
+    inverse_dynamics_constraints_relaxed,
+    is_fully_actuated,
+)
 from .system import (
     ConstrainedSystem,
     baumgarte_terms,
@@ -56,38 +68,14 @@ __all__ = [
     "calc_forces",
     "calc_impulses",
     "ConstraintWrenches",
+    "AssemblyResult",
+    "VelocityAssemblyResult",
+    "assemble_q",
+    "assemble_qdot",
+    "ActuationMap",
+    "ConstrainedInverseDynamicsResult",
+    "actuation_map",
+    "is_fully_actuated",
+    "inverse_dynamics_constraints",
+    "inverse_dynamics_constraints_relaxed",
 ]
-
-
-def _warn(modname, exc):
-    import warnings
-
-    warnings.warn(f"sinews.constraints.{modname} could not be imported: {exc!r}", ImportWarning, stacklevel=3)
-
-
-def _reexport(modname):
-    """Re-export the public names of part B's modules (assembly, inverse dynamics) if present."""
-    import importlib
-
-    try:
-        mod = importlib.import_module(f"{__name__}.{modname}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"{__name__}.{modname}":
-            return
-        _warn(modname, exc)
-        return
-    except Exception as exc:  # a broken optional module must not break the core API
-        _warn(modname, exc)
-        return
-    names = getattr(mod, "__all__", None)
-    if names is None:
-        names = [n for n in vars(mod) if not n.startswith("_")]
-    for n in names:
-        globals()[n] = getattr(mod, n)
-        if n not in __all__:
-            __all__.append(n)
-
-
-for _m in ("assembly", "inverse_dynamics"):
-    _reexport(_m)
-del _m

@@ -6,15 +6,22 @@ group (custom constraints) each result is checked before it enters a linear syst
 method, a result of the wrong type, shape or dtype, or NaN/infinity is a ``ValueError`` that
 names the constraint (label, group index, class) and the method, instead of a ``LinAlgError``,
 a ``NotImplementedError`` or a silently wrong (or unconstrained) answer from deep inside.
+
+:func:`group_wrenches` resolves a group's checked wrench entries in the frame asked for: the work
+behind :func:`~sinews.constraints.calc_forces`, :func:`~sinews.constraints.calc_impulses` and the
+``ConstraintSet`` methods of the same names.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .constraint import ContactConstraint, LoopConstraint, WrenchEntry
+from .._checks import finite_vector, real_array
+from ..spatial import Transform
+from ._kinematics import ConstraintKinematics
+from .constraint import ConstraintWrenches, ContactConstraint, LoopConstraint, WrenchEntry
 
-__all__ = ["rows_of", "jacobian_of", "wrench_entries_of", "who"]
+__all__ = ["rows_of", "jacobian_of", "wrench_entries_of", "group_wrenches", "check_frame", "who"]
 
 _TRUSTED = (ContactConstraint, LoopConstraint)
 
@@ -123,3 +130,58 @@ def wrench_entries_of(g, kin, multipliers, what) -> list:
             arrays.append(np.asarray(a, dtype=np.float64))
         checked.append(WrenchEntry(int(body), *arrays))
     return checked
+
+
+def _multipliers(values, cs, g, name):
+    if hasattr(values, "multipliers"):
+        values = values.multipliers
+    x = real_array(values, name, finite=False)
+    if x.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array (one entry per row), got shape {x.shape}")
+    if x.shape[0] == cs.size:
+        x = x[g.rows]
+    elif x.shape[0] != g.size:
+        raise ValueError(
+            f"{name} must have one entry per row of the set ({cs.size}) or of the group ({g.size}), got {x.shape[0]}"
+        )
+    return finite_vector(x, g.size, name)
+
+
+def check_frame(frame) -> str:
+    """``frame`` of :func:`group_wrenches`: ``"local"`` or ``"world"`` (ValueError otherwise)."""
+    if frame not in ("local", "world"):
+        raise ValueError(f"frame must be 'local' or 'world', got {frame!r}")
+    return frame
+
+
+def group_wrenches(model, q, cs, g, values, frame, kind, data) -> ConstraintWrenches:
+    """Per-body wrenches of group ``g`` of the bound set ``cs`` (the work of
+    :func:`~sinews.constraints.calc_forces` and :func:`~sinews.constraints.calc_impulses`).
+
+    ``values``: per-row multipliers (``kind="force"``) or impulses (``kind="impulse"``), of the
+    set or of the group, or the result that holds them; ``frame``: already checked by
+    :func:`check_frame`.
+    """
+    if kind == "impulse":
+        name = "impulses"
+        if hasattr(values, "impulses"):
+            values = values.impulses
+    else:
+        name = "multipliers"
+    lam = _multipliers(values, cs, g, name)
+    kin = ConstraintKinematics(model, q, None, data)
+    bodies, frames, W = [], [], []
+    entries = wrench_entries_of(g, kin, lam, "no wrenches to report")
+    for e in entries:
+        m, f = e.wrench[:3], e.wrench[3:]
+        bodies.append(e.body)
+        if frame == "world":
+            frames.append(Transform(np.eye(3), e.p_world_frame.copy()))
+            W.append(e.wrench.copy())
+        else:
+            R_b, o_b = kin.body_pose(e.body)
+            R_bf = R_b.T @ e.R_world_frame
+            frames.append(Transform(R_bf, R_b.T @ (e.p_world_frame - o_b)))
+            Rt = e.R_world_frame.T
+            W.append(np.concatenate([Rt @ m, Rt @ f]))
+    return ConstraintWrenches(bodies, frames, np.array(W).reshape(-1, 6), frame, g, kind)

@@ -36,7 +36,9 @@ from ..spatial import Transform
 from ..spatial import as_transform as _as_transform
 from ._linalg import skew3
 
-__all__ = ["Constraint", "CustomConstraint", "ContactConstraint", "LoopConstraint", "WrenchEntry"]
+__all__ = [
+    "Constraint", "CustomConstraint", "ContactConstraint", "LoopConstraint", "WrenchEntry", "ConstraintWrenches",
+]
 
 _UNIT_TOL = 1e-9
 _SAME_TOL = 100 * np.finfo(float).eps
@@ -55,6 +57,26 @@ class WrenchEntry:
     R_world_frame: np.ndarray
     p_world_frame: np.ndarray
     wrench: np.ndarray
+
+
+@dataclass
+class ConstraintWrenches:
+    """Per-body wrenches of one group: ``bodies`` (ids), ``frames`` (Transforms, see ``frame``),
+    ``wrenches`` (k x 6, ``[moment; force]``), ``frame`` (``"local"`` or ``"world"``),
+    ``group`` (the group object), ``kind`` (``"force"`` or ``"impulse"``)."""
+
+    bodies: list
+    frames: list
+    wrenches: np.ndarray
+    frame: str
+    group: object
+    kind: str
+
+    def __len__(self):
+        return len(self.bodies)
+
+    def __iter__(self):
+        return iter(zip(self.bodies, self.frames, self.wrenches))
 
 
 class Constraint:

@@ -44,6 +44,7 @@ import numpy as np
 
 from .._checks import real_array
 from ..spatial import as_transform as _as_transform
+from ._callbacks import check_frame, group_wrenches
 from ._compiled_contacts import CompiledContacts
 from ._contact_batch import ContactBatch
 from ._thin import is_thin
@@ -435,20 +436,18 @@ class ConstraintSet:
     def calc_forces(self, group, q, multipliers, frame="local", data=None):
         """Per-body wrenches of ``group`` for forward-dynamics multipliers (bound sets only);
         see :func:`sinews.constraints.calc_forces`."""
-        from .forces import calc_forces
-
-        if self.model is None:
-            raise RuntimeError("the ConstraintSet is not bound: call bind(model) first")
-        return calc_forces(self.model, q, self, group, multipliers, frame, data)
+        return self._wrenches(group, q, multipliers, frame, "force", data)
 
     def calc_impulses(self, group, q, impulses, frame="local", data=None):
         """Per-body impulsive wrenches of ``group`` (bound sets only); see
         :func:`sinews.constraints.calc_impulses`."""
-        from .forces import calc_impulses
+        return self._wrenches(group, q, impulses, frame, "impulse", data)
 
+    def _wrenches(self, group, q, values, frame, kind, data):
         if self.model is None:
             raise RuntimeError("the ConstraintSet is not bound: call bind(model) first")
-        return calc_impulses(self.model, q, self, group, impulses, frame, data)
+        check_frame(frame)
+        return group_wrenches(self.model, q, self, self.group(group), values, frame, kind, data)
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:

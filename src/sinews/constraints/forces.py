@@ -25,86 +25,24 @@ sign convention: the wrench the constraint applies *to* the body (for impulses t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
-
-from .._checks import finite_vector, real_array
-from ..spatial import Transform
-from ._callbacks import wrench_entries_of
-from ._kinematics import ConstraintKinematics
+from ._callbacks import check_frame, group_wrenches
+from .constraint import ConstraintWrenches
 from .system import _groups
 
 __all__ = ["ConstraintWrenches", "calc_forces", "calc_impulses"]
 
 
-@dataclass
-class ConstraintWrenches:
-    """Per-body wrenches of one group: ``bodies`` (ids), ``frames`` (Transforms, see ``frame``),
-    ``wrenches`` (k x 6, ``[moment; force]``), ``frame`` (``"local"`` or ``"world"``),
-    ``group`` (the group object), ``kind`` (``"force"`` or ``"impulse"``)."""
-
-    bodies: list
-    frames: list
-    wrenches: np.ndarray
-    frame: str
-    group: object
-    kind: str
-
-    def __len__(self):
-        return len(self.bodies)
-
-    def __iter__(self):
-        return iter(zip(self.bodies, self.frames, self.wrenches))
-
-
-def _multipliers(values, cs, g, name):
-    if hasattr(values, "multipliers"):
-        values = values.multipliers
-    x = real_array(values, name, finite=False)
-    if x.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array (one entry per row), got shape {x.shape}")
-    if x.shape[0] == cs.size:
-        x = x[g.rows]
-    elif x.shape[0] != g.size:
-        raise ValueError(
-            f"{name} must have one entry per row of the set ({cs.size}) or of the group ({g.size}), got {x.shape[0]}"
-        )
-    return finite_vector(x, g.size, name)
-
-
-def _wrenches(model, q, cs, group, values, frame, kind, name, data):
-    if frame not in ("local", "world"):
-        raise ValueError(f"frame must be 'local' or 'world', got {frame!r}")
-    (g,), _ = _groups(model, cs, group)
-    lam = _multipliers(values, cs, g, name)
-    kin = ConstraintKinematics(model, q, None, data)
-    bodies, frames, W = [], [], []
-    entries = wrench_entries_of(g, kin, lam, "no wrenches to report")
-    for e in entries:
-        m, f = e.wrench[:3], e.wrench[3:]
-        bodies.append(e.body)
-        if frame == "world":
-            frames.append(Transform(np.eye(3), e.p_world_frame.copy()))
-            W.append(e.wrench.copy())
-        else:
-            R_b, o_b = kin.body_pose(e.body)
-            R_bf = R_b.T @ e.R_world_frame
-            frames.append(Transform(R_bf, R_b.T @ (e.p_world_frame - o_b)))
-            Rt = e.R_world_frame.T
-            W.append(np.concatenate([Rt @ m, Rt @ f]))
-    return ConstraintWrenches(bodies, frames, np.array(W).reshape(-1, 6), frame, g, kind)
-
-
 def calc_forces(model, q, cs, group, multipliers, frame="local", data=None) -> ConstraintWrenches:
     """Wrenches of ``group`` (group, index or name) for the multipliers of a forward-dynamics
     result (the result itself, a per-row vector of the set, or the group's own rows)."""
-    return _wrenches(model, q, cs, group, multipliers, frame, "force", "multipliers", data)
+    check_frame(frame)
+    (g,), _ = _groups(model, cs, group)
+    return group_wrenches(model, q, cs, g, multipliers, frame, "force", data)
 
 
 def calc_impulses(model, q, cs, group, impulses, frame="local", data=None) -> ConstraintWrenches:
     """Impulsive wrenches of ``group`` for the impulses of :func:`compute_constraint_impulses`
     (same sign convention as :func:`calc_forces`: what the constraint applies to the body)."""
-    if hasattr(impulses, "impulses"):
-        impulses = impulses.impulses
-    return _wrenches(model, q, cs, group, impulses, frame, "impulse", "impulses", data)
+    check_frame(frame)
+    (g,), _ = _groups(model, cs, group)
+    return group_wrenches(model, q, cs, g, impulses, frame, "impulse", data)
