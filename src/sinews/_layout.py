@@ -66,3 +66,15 @@ def ws_offsets(nlinks: int, nv: int):
     u_off = u6_off + 6 * nv
     tmp_off = u_off + nv
     return s_off, u6_off, u_off, tmp_off
+
+# --- placement table (CompiledModel.pl): one row per body, then one per frame ---
+# [link index (as a float; -1: welded to the world), R_link_row (row-major 3x3), p_link_row (3)]
+PL_LINK = 0
+PL_R = 1
+PL_P = 10
+PL_STRIDE = 13
+
+# reference frames of the frame Jacobians (as Pinocchio's ReferenceFrame)
+REF_LOCAL = 0
+REF_WORLD = 1
+REF_LOCAL_WORLD_ALIGNED = 2

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kernels as K
+from . import _kinematics_kernels as KK
 from . import _layout as L
 from ._checks import raise_overflow, raise_kernel_code, vector
 from .algorithms import get_data
@@ -36,6 +37,8 @@ __all__ = [
     "point_jacobian",
     "point_jacobian_6d",
     "body_jacobian",
+    "frame_jacobian",
+    "frame_placement",
     "center_of_mass",
     "com_velocity",
     "com_jacobian",
@@ -61,6 +64,47 @@ class Placements:
         """World pose of a named frame (id or name)."""
         f = self.model.frame_id(frame)
         return Transform(self.frame_R[f], self.frame_p[f])
+
+
+_ORIGIN = (0.0, 0.0, 0.0)  # the default point
+_ZERO3 = np.zeros(3)  # never written (the kernels only read it)
+_REF = {
+    "local": L.REF_LOCAL,
+    "world": L.REF_WORLD,
+    "local_world_aligned": L.REF_LOCAL_WORLD_ALIGNED,
+}
+
+
+def _body_row(model, c, body, argname="body") -> int:
+    """Row of a body (id or name) in the placement table (a dict look-up when cached)."""
+    t = type(body)
+    if t is str or t is int:
+        row = c.body_rows.get(body)
+        if row is not None:
+            return row
+    return model._resolve_body(body, argname)
+
+
+def _frame_row(model, c, frame) -> int:
+    t = type(frame)
+    if t is str or t is int:
+        row = c.frame_rows.get(frame)
+        if row is not None:
+            return row
+    return c.nbodies + model.frame_id(frame)
+
+
+def _point(point):
+    if point is _ORIGIN:
+        return _ZERO3
+    return vector(point, 3, "point")
+
+
+def _reference(reference, argname):
+    ref = _REF.get(reference) if isinstance(reference, str) else None
+    if ref is None:
+        raise ValueError(f"{argname} must be 'local', 'world' or 'local_world_aligned', got {reference!r}")
+    return ref
 
 
 def _q(model, q):
@@ -108,37 +152,29 @@ def _link_world(model, d):
 
 
 def forward_kinematics(model, q, data=None) -> Placements:
-    """World placement of every body and frame at configuration ``q``."""
+    """World placement of every body and frame at configuration ``q`` (one kernel call; the
+    frames are compiled into the model's arrays once)."""
     d = get_data(model, data)
-    c = model.compiled
-    q = _q(model, q)
-    _kin(model, d, q)
-    nb = model.nbodies
-    R = np.empty((nb, 3, 3))
-    p = np.empty((nb, 3))
-    R[0] = np.eye(3)
-    p[0] = 0.0
-    if nb > 1:
-        oR, op = _link_world(model, d)
-        # index -1 (bodies welded to the world) selects the appended identity pose
-        oR = np.concatenate([oR, np.eye(3)[None]])
-        op = np.concatenate([op, np.zeros((1, 3))])
-        links = c.link_of_body[1:]
-        Rl, pl = oR[links], op[links]
-        R[1:] = Rl @ c.X_link_body_R[1:]
-        p[1:] = pl + np.einsum("bij,bj->bi", Rl, c.X_link_body_p[1:])
-    frames = model.frames
-    if frames:
-        fb = np.array([f.body for f in frames])
-        fR = np.array([f.X_body_frame.R for f in frames])
-        fp = np.array([f.X_body_frame.p for f in frames])
-        frame_R = R[fb] @ fR
-        frame_p = p[fb] + np.einsum("bij,bj->bi", R[fb], fp)
-    else:
-        frame_R, frame_p = np.zeros((0, 3, 3)), np.zeros((0, 3))
-    if K.check_finite(p.reshape(-1)) >= 0 or K.check_finite(np.ascontiguousarray(frame_p).reshape(-1)) >= 0:
-        raise_overflow(("q",))
-    return Placements(R, p, frame_R, frame_p, model)
+    c = d.c
+    q = vector(q, c.nq, "q")
+    nb = c.nbodies
+    n = nb + c.nframes
+    R = np.empty((n, 3, 3))
+    p = np.empty((n, 3))
+    code = KK.placements(q, R, p, c.mi, c.mf, d.ws, c.pl)
+    if code:
+        raise_kernel_code(code, ("q",), model)
+    return Placements(R[:nb], p[:nb], R[nb:], p[nb:], model)
+
+
+def _row_placement(model, d, q, row) -> Transform:
+    c = d.c
+    q = vector(q, c.nq, "q")
+    out = np.empty(12)
+    code = KK.row_placement(q, row, out, c.mi, c.mf, d.ws, c.pl)
+    if code:
+        raise_kernel_code(code, ("q",), model)
+    return Transform(out[:9].reshape(3, 3), out[9:])
 
 
 def _link_point(model, body, point, check_finite=True):
@@ -157,8 +193,15 @@ def _link_point(model, body, point, check_finite=True):
 
 
 def body_placement(model, q, body, data=None) -> Transform:
-    """World pose of one body."""
-    return forward_kinematics(model, q, data).body(body)
+    """World pose of one body (kinematics along its support chain only)."""
+    d = get_data(model, data)
+    return _row_placement(model, d, q, _body_row(model, d.c, body))
+
+
+def frame_placement(model, q, frame, data=None) -> Transform:
+    """World pose of one frame (id or name), kinematics along its support chain only."""
+    d = get_data(model, data)
+    return _row_placement(model, d, q, _frame_row(model, d.c, frame))
 
 
 def point_position(model, q, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarray:
@@ -232,29 +275,28 @@ def point_acceleration(model, q, v, a, body, point=(0.0, 0.0, 0.0), data=None) -
     return point_acceleration_6d(model, q, v, a, body, point, data)[3:]
 
 
-def _jacobian6(model, d, q, k, x, world_point):
+def _jacobian(model, d, q, row, x, ref, nrows, names=("q", "point")):
     c = d.c
-    J = np.zeros((6, c.nv))
-    if k >= 0:
-        code = K.point_jacobian(q, k, x, world_point, J, c.mi, c.mf, d.ws)
-        if code:
-            raise_kernel_code(code, ("q", "point"), model)
-    else:  # a point on the ground: J = 0, but the arguments are still checked
-        _ground(model, q, point=x)
+    q = vector(q, c.nq, "q")
+    J = np.empty((nrows, c.nv))
+    code = KK.frame_jacobian(q, row, x, ref, J, c.mi, c.mf, d.ws, c.pl)
+    if code:
+        raise_kernel_code(code, names, model)
     return J
 
 
-def point_jacobian_6d(model, q, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarray:
+def point_jacobian_6d(model, q, body, point=_ORIGIN, data=None) -> np.ndarray:
     """6 x nv Jacobian of ``[omega; v_point]`` (world axes) of a point fixed on ``body``."""
     d = get_data(model, data)
-    q = _q(model, q)
-    k, r = _link_point(model, body, point, check_finite=False)
-    return _jacobian6(model, d, q, k, r, False)
+    row = _body_row(model, d.c, body)
+    return _jacobian(model, d, q, row, _point(point), L.REF_LOCAL_WORLD_ALIGNED, 6)
 
 
-def point_jacobian(model, q, body, point=(0.0, 0.0, 0.0), data=None) -> np.ndarray:
+def point_jacobian(model, q, body, point=_ORIGIN, data=None) -> np.ndarray:
     """3 x nv Jacobian of the linear velocity (world axes) of a point fixed on ``body``."""
-    return point_jacobian_6d(model, q, body, point, data)[3:]
+    d = get_data(model, data)
+    row = _body_row(model, d.c, body)
+    return _jacobian(model, d, q, row, _point(point), L.REF_LOCAL_WORLD_ALIGNED, 3)
 
 
 def body_jacobian(model, q, body, frame: str = "local", data=None) -> np.ndarray:
@@ -265,20 +307,22 @@ def body_jacobian(model, q, body, frame: str = "local", data=None) -> np.ndarray
     ``"local_world_aligned"``: world axes at the body origin (``LOCAL_WORLD_ALIGNED``).
     """
     d = get_data(model, data)
-    q = _q(model, q)
-    c = model.compiled
-    b = model._resolve_body(body, "body")
-    k = int(c.link_of_body[b])
-    if not (isinstance(frame, str) and frame in ("local", "world", "local_world_aligned")):
-        raise ValueError(f"frame must be 'local', 'world' or 'local_world_aligned', got {frame!r}")
-    if frame == "world":
-        return _jacobian6(model, d, q, k, np.zeros(3), True)
-    J = _jacobian6(model, d, q, k, c.X_link_body_p[b], False)
-    if frame == "local_world_aligned" or k < 0:
-        return J
-    oR, _ = _link_world(model, d)
-    Rb = (oR[k] @ c.X_link_body_R[b]).T
-    return np.vstack([Rb @ J[:3], Rb @ J[3:]])
+    row = _body_row(model, d.c, body)
+    return _jacobian(model, d, q, row, _ZERO3, _reference(frame, "frame"), 6, ("q",))
+
+
+def frame_jacobian(model, q, frame, reference: str = "local", data=None) -> np.ndarray:
+    """6 x nv Jacobian of a named frame (id or name): ``[omega; v] = J v``, angular rows first.
+
+    ``reference`` as Pinocchio's ``ReferenceFrame``: ``"local"`` (frame axes, at the frame
+    origin; the default, as Pinocchio's ``getFrameJacobian``), ``"world"`` (world axes, at the
+    world origin) or ``"local_world_aligned"`` (world axes, at the frame origin).  One kernel
+    call: the kinematics of the frame's support chain, then the Jacobian columns.  (Pinocchio
+    stores rows as ``[linear; angular]``.)
+    """
+    d = get_data(model, data)
+    row = _frame_row(model, d.c, frame)
+    return _jacobian(model, d, q, row, _ZERO3, _reference(reference, "reference"), 6, ("q",))
 
 
 def _com_terms(model, d):
@@ -287,50 +331,42 @@ def _com_terms(model, d):
     return c.link_mass, c.link_h, oR, op
 
 
+def _com(model, d, q, v, flags, J):
+    c = d.c
+    out = np.empty(6)
+    code = KK.center_of_mass(q, v, flags, out, J, c.mi, c.mf, d.ws)
+    if code:
+        if code == 1:
+            raise ValueError("the model has no mass")
+        raise_kernel_code(code, ("q", "v") if flags & 1 else ("q",), model)
+    return out
+
+
 def center_of_mass(model, q, data=None) -> np.ndarray:
     """World position of the centre of mass of the moving bodies (bodies welded to the world
     are part of the ground and not counted, as in Pinocchio); ``ValueError`` if they have no
     mass."""
     d = get_data(model, data)
-    q = _q(model, q)
-    _kin(model, d, q)
-    m, h, oR, op = _com_terms(model, d)
-    total = m.sum()
-    if total <= 0:
-        raise ValueError("the model has no mass")
-    return _finite((np.einsum("kij,kj->i", oR, h) + m @ op) / total, ("q",))
+    q = vector(q, d.c.nq, "q")
+    return _com(model, d, q, q, 0, _NO_J)[:3]
 
 
 def com_velocity(model, q, v, data=None) -> np.ndarray:
     """World velocity of the centre of mass."""
     d = get_data(model, data)
-    q = _q(model, q)
-    v = vector(v, model.nv, "v")
-    _kin(model, d, q, v, 3)
-    m, h, oR, op = _com_terms(model, d)
-    total = m.sum()
-    if total <= 0:
-        raise ValueError("the model has no mass")
-    vel = d.link_view(L.WS_V, 6)
-    # sum_k m_k (v_o + w x c) = m v_o + w x h (link axes), then to world
-    local = m[:, None] * vel[:, 3:] + np.cross(vel[:, :3], h)
-    return _finite(np.einsum("kij,kj->i", oR, local) / total, ("q", "v"))
+    c = d.c
+    q, v = vector(q, c.nq, "q"), vector(v, c.nv, "v")
+    return _com(model, d, q, v, 1, _NO_J)[3:]
 
 
 def com_jacobian(model, q, data=None) -> np.ndarray:
     """3 x nv Jacobian of the centre of mass (world axes)."""
     d = get_data(model, data)
-    q = _q(model, q)
-    c = model.compiled
-    J = np.zeros((3, c.nv))
-    total = 0.0
-    if c.nlinks:
-        code = K.check_q(q, c.mi)
-        if code:
-            raise_kernel_code(code, ("q",), model)
-        total = K.com_jacobian(q, J, c.mi, c.mf, d.ws)
-    if not total > 0:
-        if total != total:
-            raise_overflow(("q",))
-        raise ValueError("the model has no mass")
+    c = d.c
+    q = vector(q, c.nq, "q")
+    J = np.empty((3, c.nv))
+    _com(model, d, q, q, 2, J)
     return J
+
+
+_NO_J = np.zeros((3, 0))

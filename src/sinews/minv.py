@@ -2,20 +2,19 @@
 
 ``minv_times`` runs the articulated-body algorithm with zero velocity and no gravity:
 ``ABA(q, 0, x)`` with ``g = 0`` returns exactly ``M(q)^-1 x`` without forming ``M``
-(Featherstone, RBDA section 7.3).  ``minverse`` forms ``M^-1`` from the branch-sparse
-``L^T L`` factor (RBDA section 6.5).
+(Featherstone, RBDA section 7.3).  ``minverse`` runs the same recursion on all ``nv`` unit
+right-hand sides at once, in O(n^2) (Carpentier 2018; Pinocchio ``computeMinverse``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._checks import raise_overflow, vector
+from . import _minv_kernels as MK
+from ._checks import raise_kernel_code, vector
 from .aba import _run
 from .algorithms import NO_FORCES
 from .algorithms import get_data
-from .crba import crba
-from .ltl import ltl_factor
 
 __all__ = ["minv_times", "minverse"]
 
@@ -30,16 +29,25 @@ def minv_times(model, q, x, data=None) -> np.ndarray:
 
 
 def minverse(model, q, data=None) -> np.ndarray:
-    """The dense symmetric matrix ``M(q)^-1``."""
-    M = crba(model, q, data)
-    try:
-        factor = ltl_factor(model, M)
-    except ValueError as exc:
+    """The dense symmetric matrix ``M(q)^-1`` (both triangles), by one kernel: the
+    articulated-body recursion on all unit joint forces at once, O(n^2) (see
+    :mod:`sinews._minv_kernels`)."""
+    d = get_data(model, data)
+    c = d.c
+    q = vector(q, c.nq, "q")
+    Minv = np.empty((c.nv, c.nv))
+    if not c.nlinks:
+        return Minv
+    buf = d.__dict__.get("_minv_buf")
+    if buf is None:
+        buf = d._minv_buf = np.empty(12 * c.nv)
+    code = MK.minverse(q, Minv, c.mi, c.mf, d.ws, buf)
+    if code:
+        if code < 0:
+            raise_kernel_code(code, ("q",), model)
+        body = model.bodies[c.link_body[code - 1]].name
         raise ValueError(
-            f"the mass matrix M(q) cannot be inverted ({exc}): a massless subtree, or q too "
-            "large for double precision"
-        ) from None
-    try:
-        return factor.solve(np.eye(model.nv))
-    except ValueError:
-        raise_overflow(("q",))
+            f"the mass matrix M(q) cannot be inverted (the articulated inertia at body {body!r} "
+            "is singular): a massless subtree, or q too large for double precision"
+        )
+    return Minv

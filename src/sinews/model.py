@@ -145,6 +145,9 @@ class Model:
         fid = len(self._frames)
         self._frames.append(Frame(fid, name, bid, _as_transform(X_body_frame, "X_body_frame")))
         self._frame_by_name[name] = fid
+        with self._lock:
+            if self._compiled is not None:  # frames may be added to a finalized model
+                self._compiled.compile_frames(self)
         return fid
 
     # ------------------------------------------------------------------ look-ups
@@ -397,6 +400,38 @@ class CompiledModel:
             if self.mi[k, L.MI_TYPE] in (JT_SPHERICAL, JT_FREEFLYER)
         ]
         self.quat_slices = np.array(starts, dtype=np.int64).reshape(-1, 1) + np.arange(4)
+        self._X_link_body = X_link_body
+        self.compile_frames(model)
+
+    def compile_frames(self, model: Model) -> None:
+        """The placement table ``pl`` (see :mod:`sinews._layout`): one row per body (index = body
+        id), then one per frame (index = nbodies + frame id): the kernel link that carries it and
+        its pose in that link's frame.  Also the look-up tables ``body_rows`` and ``frame_rows``
+        (name or id -> row).  Rebuilt when a frame is added to a compiled model."""
+        nb = len(model._bodies)
+        frames = model._frames
+        rows = []
+        links = []
+        for b in range(nb):
+            rows.append(self._X_link_body[b])
+            links.append(int(self.link_of_body[b]))
+        for f in frames:
+            rows.append(self._X_link_body[f.body] @ f.X_body_frame)
+            links.append(int(self.link_of_body[f.body]))
+        pl = np.zeros((len(rows), L.PL_STRIDE))
+        for r, (X, k) in enumerate(zip(rows, links)):
+            pl[r, L.PL_LINK] = k
+            pl[r, L.PL_R : L.PL_R + 9] = X.R.reshape(-1)
+            pl[r, L.PL_P : L.PL_P + 3] = X.p
+        body_rows = {b.name: b.id for b in model._bodies}
+        body_rows.update({b: b for b in range(nb)})
+        frame_rows = {f.name: nb + f.id for f in frames}
+        frame_rows.update({f.id: nb + f.id for f in frames})
+        self.nbodies = nb
+        self.nframes = len(frames)
+        self.pl = pl.reshape(-1)
+        self.body_rows = body_rows
+        self.frame_rows = frame_rows
 
     def constant_motion_subspaces(self) -> np.ndarray:
         """S (6 x nv, child axes) for every joint whose S does not depend on q (zeros elsewhere)."""

@@ -1,7 +1,11 @@
 """``python -m sinews.bench core [--json PATH] [--calls N] [--rounds R]``
 
 Times sinews against Pinocchio (called from Python, in the same process, on identical inputs)
-for RNEA, CRBA, ABA and a point Jacobian on three models: Pinocchio's sample humanoid (through
+for RNEA, CRBA, ABA, forward kinematics with frames (vs ``framesForwardKinematics``), a frame
+Jacobian (vs ``computeJointJacobians`` + ``getFrameJacobian``, and vs the one-shot
+``computeFrameJacobian``), a point Jacobian, the centre-of-mass Jacobian and the dense
+``M^-1`` (vs ``computeMinverse``, which fills only the upper triangle: sinews returns both) on
+three models: Pinocchio's sample humanoid (through
 ``sinews.interop.from_pinocchio``), a 7-DoF arm and a 12-DoF quadruped with a free-flyer base
 (built in sinews and converted with ``to_pinocchio``).
 
@@ -37,7 +41,7 @@ def _models():
         yield m.name, m, to_pinocchio(m)
 
 
-def run(calls: int = 200, rounds: int = 15, seed: int = 0):
+def run(calls: int = 200, rounds: int = 15, seed: int = 0, only=None):
     import pinocchio as pin
 
     import sinews
@@ -60,6 +64,8 @@ def run(calls: int = 200, rounds: int = 15, seed: int = 0):
         point = np.array([0.0, 0.0, 0.1])
         fid = pm.addFrame(pin.Frame("bench_point", jid, pin.SE3(np.eye(3), point), pin.FrameType.OP_FRAME))
         pd = pm.createData()
+        if "bench_point" not in m._frame_by_name:
+            m.add_frame("bench_point", body.id, sinews.Transform.translation(point))
 
         # agreement first
         assert np.allclose(tau, cv.v_from_pin(pin.rnea(pm, pd, q, vp, ap)), atol=1e-9)
@@ -68,6 +74,22 @@ def run(calls: int = 200, rounds: int = 15, seed: int = 0):
         assert np.allclose(sinews.aba(m, q, v, tau), a, atol=1e-8)
         Jp = pin.computeFrameJacobian(pm, pd, q, fid, pin.LOCAL_WORLD_ALIGNED)[:3]
         assert np.allclose(sinews.point_jacobian(m, q, body.id, point), cv.columns_from_pin(Jp), atol=1e-9)
+        pin.framesForwardKinematics(pm, pd, q)
+        fk = sinews.forward_kinematics(m, q)
+        assert np.allclose(fk.frame("bench_point").R, pd.oMf[fid].rotation, atol=1e-9)
+        assert np.allclose(fk.frame("bench_point").p, pd.oMf[fid].translation, atol=1e-9)
+        for ours_ref, pin_ref in (("local", pin.LOCAL), ("world", pin.WORLD), ("local_world_aligned", pin.LOCAL_WORLD_ALIGNED)):
+            Jp = pin.computeFrameJacobian(pm, pd, q, fid, pin_ref)
+            J = sinews.frame_jacobian(m, q, "bench_point", ours_ref)
+            assert np.allclose(J, cv.rows6_from_pin(cv.columns_from_pin(Jp)), atol=1e-9)
+        Mi = pin.computeMinverse(pm, pd, q)
+        Mi = np.triu(Mi) + np.triu(Mi, 1).T
+        assert np.allclose(sinews.minverse(m, q), cv.matrix_from_pin(Mi), atol=1e-9)
+        assert np.allclose(sinews.com_jacobian(m, q), cv.columns_from_pin(pin.jacobianCenterOfMass(pm, pd, q)), atol=1e-9)
+
+        def pin_joint_jacobians_then_frame():
+            pin.computeJointJacobians(pm, pd, q)
+            return pin.getFrameJacobian(pm, pd, fid, pin.LOCAL)
 
         cases = [
             ("rnea", lambda: sinews.rnea(m, q, v, a), lambda: pin.rnea(pm, pd, q, vp, ap)),
@@ -78,8 +100,19 @@ def run(calls: int = 200, rounds: int = 15, seed: int = 0):
                 lambda: sinews.point_jacobian(m, q, body.id, point),
                 lambda: pin.computeFrameJacobian(pm, pd, q, fid, pin.LOCAL_WORLD_ALIGNED),
             ),
+            ("forward_kinematics", lambda: sinews.forward_kinematics(m, q), lambda: pin.framesForwardKinematics(pm, pd, q)),
+            ("frame_jacobian/jj", lambda: sinews.frame_jacobian(m, q, "bench_point"), pin_joint_jacobians_then_frame),
+            (
+                "frame_jacobian/cf",
+                lambda: sinews.frame_jacobian(m, q, "bench_point"),
+                lambda: pin.computeFrameJacobian(pm, pd, q, fid, pin.LOCAL),
+            ),
+            ("com_jacobian", lambda: sinews.com_jacobian(m, q), lambda: pin.jacobianCenterOfMass(pm, pd, q)),
+            ("minverse", lambda: sinews.minverse(m, q), lambda: pin.computeMinverse(pm, pd, q)),
         ]
         for algo, f_ours, f_peer in cases:
+            if only and algo not in only:
+                continue
             ours, peer = time_pair(f_ours, f_peer, calls, rounds)
             rows.append(
                 {
@@ -91,7 +124,7 @@ def run(calls: int = 200, rounds: int = 15, seed: int = 0):
                     "ratio": round(ours / peer, 3),
                 }
             )
-            print(f"{name:12s} {algo:15s} sinews {ours:8.2f} us   pinocchio {peer:8.2f} us   ratio {ours / peer:5.2f}", flush=True)
+            print(f"{name:12s} {algo:18s} sinews {ours:8.2f} us   pinocchio {peer:8.2f} us   ratio {ours / peer:5.2f}", flush=True)
     return rows
 
 
@@ -100,6 +133,7 @@ def main(argv=None):
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
     parser.add_argument("--calls", type=int, default=200, help="calls per timing round (default 200)")
     parser.add_argument("--rounds", type=int, default=15, help="alternating rounds (default 15)")
+    parser.add_argument("--only", nargs="+", metavar="ALGO", help="time only these algorithms (e.g. minverse)")
     args = parser.parse_args(argv)
     if args.calls < 1 or args.rounds < 1:
         parser.error("--calls and --rounds must be positive")
@@ -107,7 +141,7 @@ def main(argv=None):
 
     sinews.warmup()
     print(f"sinews core benchmark: median of {args.rounds} alternating rounds x {args.calls} calls", flush=True)
-    rows = run(args.calls, args.rounds)
+    rows = run(args.calls, args.rounds, only=args.only)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"rows": rows}, fh, indent=2)

@@ -1,0 +1,629 @@
+"""Numba kernels of the dense inverse joint-space inertia ``M(q)^-1`` (:func:`sinews.minverse`).
+
+Column ``j`` of ``M^-1`` is ``ABA(q, 0, e_j)`` without gravity: the articulated-body algorithm
+run on all ``nv`` unit joint forces at once (Carpentier, "Analytical inverse of the joint space
+inertia matrix", 2018; Pinocchio's ``computeMinverse``), written here in sinews' own layout.
+
+:func:`minverse` works in world axes at the world origin, where a link and its parent need no
+transform: the articulated inertias are summed as they are, and the bias forces and
+accelerations of all columns reduce to row operations on ``M^-1`` itself.
+
+* backward (leaves to root), per link ``i`` (motion subspace ``S_i``, ``U_i = IA_i S_i``,
+  ``D_i = S_i^T U_i``): ``T_i = D_i^-1 (E_i - S_i^T F_i)`` on the columns of its subtree, where
+  ``S_i^T F_i = sum over descendant dofs d of (S_i . U_d) T_d``: each finished row ``T_d`` is
+  subtracted, scaled by ``S_a . U_d``, from the row of every ancestor dof ``a`` (the couplings
+  are kept in the lower triangle);
+* forward (root to leaves): ``M^-1[i, j] = T_i[j] - sum over ancestor dofs a of
+  (D_i^-1 U_i^T S_a) M^-1[a, j]`` for the columns ``j >= iv_i`` (the upper triangle); then the
+  lower triangle is copied from the upper one.
+
+The row updates are contiguous axpy loops with unsigned indices, which LLVM vectorises.
+:func:`minverse_local` is the same recursion in link frames with per-link 6 x nv blocks, on
+top of :func:`sinews._kernels.aba` (slower; an independent cross-check for the tests).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._checks import NOT_FINITE
+from ._kernels import _rot_sym, aba, check_q, joint_pass
+from ._layout import (
+    MF_H,
+    MF_HEADER,
+    MF_IO,
+    MF_MASS,
+    MF_STRIDE,
+    MI_IV,
+    MI_NV,
+    MI_PARENT,
+    WS_DINV,
+    WS_IA,
+    WS_OP,
+    WS_OR,
+    WS_P,
+    WS_R,
+    WS_STRIDE,
+)
+
+# unsigned indices in the row updates: no negative-index wrap-around, so LLVM vectorises them
+# (8x faster than int64 indices in these loops)
+_U = np.uint64
+
+
+@njit(cache=True)
+def minverse_local(q, Minv, mi, mf, ws, buf):
+    """:func:`minverse` in link frames, on top of :func:`sinews._kernels.aba` (slower: kept as
+    an independent cross-check for the tests).  ``buf``: at least ``nlinks * 6 * nv`` values.  Returns 0, a :func:`sinews._kernels.check_q` code (or -1: q
+    not finite), NOT_FINITE if the result overflowed, or 1 + the index of a link whose
+    ``D = S^T IA S`` is not positive definite (a massless subtree)."""
+    nl = mi.shape[0]
+    nv = Minv.shape[0]
+    zv = np.zeros(nv)
+    qdd = np.empty(nv)
+    fext = np.zeros((1, 6))
+    code = aba(q, zv, zv, fext, qdd, mi, mf, ws, 6)
+    if code != 0:
+        return code
+    s_off = nl * WS_STRIDE
+    u6_off = s_off + 6 * nv
+    stride = 6 * nv
+    tmp = np.empty(12)
+    # end of the column range of each subtree
+    end = np.empty(nl, np.int64)
+    for k in range(nl):
+        end[k] = mi[k, MI_IV] + mi[k, MI_NV]
+    for k in range(nl - 1, -1, -1):
+        par = mi[k, MI_PARENT]
+        if par >= 0 and end[k] > end[par]:
+            end[par] = end[k]
+    for k in range(nl):
+        base = k * stride
+        for r in range(6):
+            o = base + r * nv
+            for j in range(mi[k, MI_IV], end[k]):
+                buf[o + j] = 0.0
+    # backward pass: T_i into the rows of M^-1, bias forces to the parent
+    for k in range(nl - 1, -1, -1):
+        par = mi[k, MI_PARENT]
+        iv = mi[k, MI_IV]
+        nvj = mi[k, MI_NV]
+        e = end[k]
+        base = k * stride
+        w = k * WS_STRIDE
+        dinv = w + WS_DINV
+        R00 = ws[w + WS_R]
+        R01 = ws[w + WS_R + 1]
+        R02 = ws[w + WS_R + 2]
+        R10 = ws[w + WS_R + 3]
+        R11 = ws[w + WS_R + 4]
+        R12 = ws[w + WS_R + 5]
+        R20 = ws[w + WS_R + 6]
+        R21 = ws[w + WS_R + 7]
+        R22 = ws[w + WS_R + 8]
+        P0 = ws[w + WS_P]
+        P1 = ws[w + WS_P + 1]
+        P2 = ws[w + WS_P + 2]
+        pbase = par * stride
+        so = s_off + 6 * iv
+        uo = u6_off + 6 * iv
+        s0 = ws[so]
+        s1 = ws[so + 1]
+        s2 = ws[so + 2]
+        s3 = ws[so + 3]
+        s4 = ws[so + 4]
+        s5 = ws[so + 5]
+        u0 = ws[uo]
+        u1 = ws[uo + 1]
+        u2 = ws[uo + 2]
+        u3 = ws[uo + 3]
+        u4 = ws[uo + 4]
+        u5 = ws[uo + 5]
+        di = ws[dinv]
+        for j in range(iv, e):
+            f0 = buf[base + j]
+            f1 = buf[base + nv + j]
+            f2 = buf[base + 2 * nv + j]
+            f3 = buf[base + 3 * nv + j]
+            f4 = buf[base + 4 * nv + j]
+            f5 = buf[base + 5 * nv + j]
+            if nvj == 1:
+                t = di * ((1.0 if j == iv else 0.0) - (s0 * f0 + s1 * f1 + s2 * f2 + s3 * f3 + s4 * f4 + s5 * f5))
+                Minv[iv, j] = t
+                f0 += u0 * t
+                f1 += u1 * t
+                f2 += u2 * t
+                f3 += u3 * t
+                f4 += u4 * t
+                f5 += u5 * t
+            else:
+                for i in range(nvj):
+                    sx = s_off + 6 * (iv + i)
+                    tmp[i] = (1.0 if j == iv + i else 0.0) - (
+                        ws[sx] * f0 + ws[sx + 1] * f1 + ws[sx + 2] * f2
+                        + ws[sx + 3] * f3 + ws[sx + 4] * f4 + ws[sx + 5] * f5
+                    )
+                for i in range(nvj):
+                    t = 0.0
+                    for l in range(nvj):
+                        t += ws[dinv + nvj * i + l] * tmp[l]
+                    Minv[iv + i, j] = t
+                    ux = u6_off + 6 * (iv + i)
+                    f0 += ws[ux] * t
+                    f1 += ws[ux + 1] * t
+                    f2 += ws[ux + 2] * t
+                    f3 += ws[ux + 3] * t
+                    f4 += ws[ux + 4] * t
+                    f5 += ws[ux + 5] * t
+            if par >= 0:
+                # to the parent: f_p = R f ; n_p = R n + P x f_p
+                g3 = R00 * f3 + R01 * f4 + R02 * f5
+                g4 = R10 * f3 + R11 * f4 + R12 * f5
+                g5 = R20 * f3 + R21 * f4 + R22 * f5
+                buf[pbase + j] += R00 * f0 + R01 * f1 + R02 * f2 + P1 * g5 - P2 * g4
+                buf[pbase + nv + j] += R10 * f0 + R11 * f1 + R12 * f2 + P2 * g3 - P0 * g5
+                buf[pbase + 2 * nv + j] += R20 * f0 + R21 * f1 + R22 * f2 + P0 * g4 - P1 * g3
+                buf[pbase + 3 * nv + j] += g3
+                buf[pbase + 4 * nv + j] += g4
+                buf[pbase + 5 * nv + j] += g5
+    # forward pass: accelerations of all columns j >= iv (upper triangle)
+    for k in range(nl):
+        par = mi[k, MI_PARENT]
+        iv = mi[k, MI_IV]
+        nvj = mi[k, MI_NV]
+        e = end[k]
+        base = k * stride
+        w = k * WS_STRIDE
+        dinv = w + WS_DINV
+        R00 = ws[w + WS_R]
+        R01 = ws[w + WS_R + 1]
+        R02 = ws[w + WS_R + 2]
+        R10 = ws[w + WS_R + 3]
+        R11 = ws[w + WS_R + 4]
+        R12 = ws[w + WS_R + 5]
+        R20 = ws[w + WS_R + 6]
+        R21 = ws[w + WS_R + 7]
+        R22 = ws[w + WS_R + 8]
+        P0 = ws[w + WS_P]
+        P1 = ws[w + WS_P + 1]
+        P2 = ws[w + WS_P + 2]
+        pbase = par * stride
+        so = s_off + 6 * iv
+        uo = u6_off + 6 * iv
+        s0 = ws[so]
+        s1 = ws[so + 1]
+        s2 = ws[so + 2]
+        s3 = ws[so + 3]
+        s4 = ws[so + 4]
+        s5 = ws[so + 5]
+        u0 = ws[uo]
+        u1 = ws[uo + 1]
+        u2 = ws[uo + 2]
+        u3 = ws[uo + 3]
+        u4 = ws[uo + 4]
+        u5 = ws[uo + 5]
+        di = ws[dinv]
+        for j in range(iv, nv):
+            if par >= 0:
+                b0 = buf[pbase + j]
+                b1 = buf[pbase + nv + j]
+                b2 = buf[pbase + 2 * nv + j]
+                c0 = buf[pbase + 3 * nv + j] - (P1 * b2 - P2 * b1)
+                c1 = buf[pbase + 4 * nv + j] - (P2 * b0 - P0 * b2)
+                c2 = buf[pbase + 5 * nv + j] - (P0 * b1 - P1 * b0)
+                a0 = R00 * b0 + R10 * b1 + R20 * b2
+                a1 = R01 * b0 + R11 * b1 + R21 * b2
+                a2 = R02 * b0 + R12 * b1 + R22 * b2
+                a3 = R00 * c0 + R10 * c1 + R20 * c2
+                a4 = R01 * c0 + R11 * c1 + R21 * c2
+                a5 = R02 * c0 + R12 * c1 + R22 * c2
+            else:
+                a0 = 0.0
+                a1 = 0.0
+                a2 = 0.0
+                a3 = 0.0
+                a4 = 0.0
+                a5 = 0.0
+            inside = j < e
+            if nvj == 1:
+                t = Minv[iv, j] if inside else 0.0
+                qd = t - di * (u0 * a0 + u1 * a1 + u2 * a2 + u3 * a3 + u4 * a4 + u5 * a5)
+                Minv[iv, j] = qd
+                a0 += s0 * qd
+                a1 += s1 * qd
+                a2 += s2 * qd
+                a3 += s3 * qd
+                a4 += s4 * qd
+                a5 += s5 * qd
+            else:
+                for i in range(nvj):
+                    ux = u6_off + 6 * (iv + i)
+                    tmp[i] = (
+                        ws[ux] * a0 + ws[ux + 1] * a1 + ws[ux + 2] * a2
+                        + ws[ux + 3] * a3 + ws[ux + 4] * a4 + ws[ux + 5] * a5
+                    )
+                for i in range(nvj):
+                    acc = 0.0
+                    for l in range(nvj):
+                        acc += ws[dinv + nvj * i + l] * tmp[l]
+                    tmp[6 + i] = (Minv[iv + i, j] if inside else 0.0) - acc
+                for i in range(nvj):
+                    qd = tmp[6 + i]
+                    Minv[iv + i, j] = qd
+                    sx = s_off + 6 * (iv + i)
+                    a0 += ws[sx] * qd
+                    a1 += ws[sx + 1] * qd
+                    a2 += ws[sx + 2] * qd
+                    a3 += ws[sx + 3] * qd
+                    a4 += ws[sx + 4] * qd
+                    a5 += ws[sx + 5] * qd
+            buf[base + j] = a0
+            buf[base + nv + j] = a1
+            buf[base + 2 * nv + j] = a2
+            buf[base + 3 * nv + j] = a3
+            buf[base + 4 * nv + j] = a4
+            buf[base + 5 * nv + j] = a5
+    for r in range(nv):
+        for c in range(r):
+            Minv[r, c] = Minv[c, r]
+        for c in range(r, nv):
+            if not math.isfinite(Minv[r, c]):
+                return NOT_FINITE
+    return 0
+
+
+@njit(cache=True)
+def minverse(q, Minv, mi, mf, ws, buf):
+    """Dense ``M(q)^-1`` (both triangles) into ``Minv`` (nv x nv), every quantity in world axes
+    at the world origin (then no transform between a link and its parent: the articulated
+    inertias, the bias forces and the accelerations are added as they are).  ``buf``: scratch of
+    at least ``12 * nv`` values (world-axes S and U of every dof).  Returns 0, a :func:`check_q` code,
+    NOT_FINITE if the result overflowed, or 1 + the index of a link whose ``D = S^T IA S`` is
+    not positive definite (a massless subtree)."""
+    nl = mi.shape[0]
+    nv = Minv.shape[0]
+    code = check_q(q, mi)
+    if code != 0:
+        return code
+    joint_pass(q, q, mi, mf, ws, 2)
+    s_off = nl * WS_STRIDE
+    M = Minv.reshape(nv * nv)
+    oS = 0
+    oU = 6 * nv
+    tmp = np.empty(96)
+    tD = 0
+    tUD = 36
+    tX = 72
+    end = np.empty(nl, np.int64)
+    for k in range(nl):
+        end[k] = mi[k, MI_IV] + mi[k, MI_NV]
+    for k in range(nl - 1, -1, -1):
+        par = mi[k, MI_PARENT]
+        if par >= 0 and end[k] > end[par]:
+            end[par] = end[k]
+    # world inertias (at the world origin) and world motion subspaces; zero bias forces
+    for k in range(nl):
+        b = MF_HEADER + k * MF_STRIDE
+        w = k * WS_STRIDE
+        R00 = ws[w + WS_OR]
+        R01 = ws[w + WS_OR + 1]
+        R02 = ws[w + WS_OR + 2]
+        R10 = ws[w + WS_OR + 3]
+        R11 = ws[w + WS_OR + 4]
+        R12 = ws[w + WS_OR + 5]
+        R20 = ws[w + WS_OR + 6]
+        R21 = ws[w + WS_OR + 7]
+        R22 = ws[w + WS_OR + 8]
+        P0 = ws[w + WS_OP]
+        P1 = ws[w + WS_OP + 1]
+        P2 = ws[w + WS_OP + 2]
+        m = mf[b + MF_MASS]
+        h0 = mf[b + MF_H]
+        h1 = mf[b + MF_H + 1]
+        h2 = mf[b + MF_H + 2]
+        hr0 = R00 * h0 + R01 * h1 + R02 * h2
+        hr1 = R10 * h0 + R11 * h1 + R12 * h2
+        hr2 = R20 * h0 + R21 * h1 + R22 * h2
+        n00, n11, n22, n01, n02, n12 = _rot_sym(
+            R00, R01, R02, R10, R11, R12, R20, R21, R22,
+            mf[b + MF_IO], mf[b + MF_IO + 1], mf[b + MF_IO + 2],
+            mf[b + MF_IO + 3], mf[b + MF_IO + 4], mf[b + MF_IO + 5],
+        )
+        d = 2.0 * (hr0 * P0 + hr1 * P1 + hr2 * P2) + m * (P0 * P0 + P1 * P1 + P2 * P2)
+        c0 = hr0 + m * P0
+        c1 = hr1 + m * P1
+        c2 = hr2 + m * P2
+        ia = w + WS_IA
+        ws[ia] = n00 + d - 2.0 * hr0 * P0 - m * P0 * P0
+        ws[ia + 7] = n11 + d - 2.0 * hr1 * P1 - m * P1 * P1
+        ws[ia + 14] = n22 + d - 2.0 * hr2 * P2 - m * P2 * P2
+        x01 = n01 - hr0 * P1 - P0 * hr1 - m * P0 * P1
+        x02 = n02 - hr0 * P2 - P0 * hr2 - m * P0 * P2
+        x12 = n12 - hr1 * P2 - P1 * hr2 - m * P1 * P2
+        ws[ia + 1] = x01
+        ws[ia + 6] = x01
+        ws[ia + 2] = x02
+        ws[ia + 12] = x02
+        ws[ia + 8] = x12
+        ws[ia + 13] = x12
+        # [[I, [c]x], [[c]x^T, m 1]]
+        ws[ia + 3] = 0.0
+        ws[ia + 4] = -c2
+        ws[ia + 5] = c1
+        ws[ia + 9] = c2
+        ws[ia + 10] = 0.0
+        ws[ia + 11] = -c0
+        ws[ia + 15] = -c1
+        ws[ia + 16] = c0
+        ws[ia + 17] = 0.0
+        ws[ia + 18] = 0.0
+        ws[ia + 19] = c2
+        ws[ia + 20] = -c1
+        ws[ia + 24] = -c2
+        ws[ia + 25] = 0.0
+        ws[ia + 26] = c0
+        ws[ia + 30] = c1
+        ws[ia + 31] = -c0
+        ws[ia + 32] = 0.0
+        ws[ia + 21] = m
+        ws[ia + 22] = 0.0
+        ws[ia + 23] = 0.0
+        ws[ia + 27] = 0.0
+        ws[ia + 28] = m
+        ws[ia + 29] = 0.0
+        ws[ia + 33] = 0.0
+        ws[ia + 34] = 0.0
+        ws[ia + 35] = m
+        iv = mi[k, MI_IV]
+        for i in range(mi[k, MI_NV]):
+            so = s_off + 6 * (iv + i)
+            sw0 = ws[so]
+            sw1 = ws[so + 1]
+            sw2 = ws[so + 2]
+            sv0 = ws[so + 3]
+            sv1 = ws[so + 4]
+            sv2 = ws[so + 5]
+            w0 = R00 * sw0 + R01 * sw1 + R02 * sw2
+            w1 = R10 * sw0 + R11 * sw1 + R12 * sw2
+            w2 = R20 * sw0 + R21 * sw1 + R22 * sw2
+            o = oS + 6 * (iv + i)
+            buf[o] = w0
+            buf[o + 1] = w1
+            buf[o + 2] = w2
+            buf[o + 3] = R00 * sv0 + R01 * sv1 + R02 * sv2 + P1 * w2 - P2 * w1
+            buf[o + 4] = R10 * sv0 + R11 * sv1 + R12 * sv2 + P2 * w0 - P0 * w2
+            buf[o + 5] = R20 * sv0 + R21 * sv1 + R22 * sv2 + P0 * w1 - P1 * w0
+        # the rows of the joint, columns of the subtree: accumulate -S^T F (backward pass)
+        for i in range(iv, iv + mi[k, MI_NV]):
+            uri = _U(i * nv)
+            for j in range(_U(iv), _U(end[k])):
+                M[uri + j] = 0.0
+    # backward pass: articulated inertias, then T_i and the bias forces of all columns
+    for k in range(nl - 1, -1, -1):
+        par = mi[k, MI_PARENT]
+        iv = mi[k, MI_IV]
+        nvj = mi[k, MI_NV]
+        e = end[k]
+        w = k * WS_STRIDE
+        ia = w + WS_IA
+        iap = par * WS_STRIDE + WS_IA
+        dinv = w + WS_DINV
+        if nvj == 1:
+            # scalar code over the upper triangle of the articulated inertia (only the upper
+            # triangle is kept up to date in the workspace)
+            so = oS + 6 * iv
+            uo = oU + 6 * iv
+            a00 = ws[ia + 0]
+            a01 = ws[ia + 1]
+            a02 = ws[ia + 2]
+            a03 = ws[ia + 3]
+            a04 = ws[ia + 4]
+            a05 = ws[ia + 5]
+            a11 = ws[ia + 7]
+            a12 = ws[ia + 8]
+            a13 = ws[ia + 9]
+            a14 = ws[ia + 10]
+            a15 = ws[ia + 11]
+            a22 = ws[ia + 14]
+            a23 = ws[ia + 15]
+            a24 = ws[ia + 16]
+            a25 = ws[ia + 17]
+            a33 = ws[ia + 21]
+            a34 = ws[ia + 22]
+            a35 = ws[ia + 23]
+            a44 = ws[ia + 28]
+            a45 = ws[ia + 29]
+            a55 = ws[ia + 35]
+            s0 = buf[so + 0]
+            s1 = buf[so + 1]
+            s2 = buf[so + 2]
+            s3 = buf[so + 3]
+            s4 = buf[so + 4]
+            s5 = buf[so + 5]
+            u0 = a00 * s0 + a01 * s1 + a02 * s2 + a03 * s3 + a04 * s4 + a05 * s5
+            buf[uo + 0] = u0
+            u1 = a01 * s0 + a11 * s1 + a12 * s2 + a13 * s3 + a14 * s4 + a15 * s5
+            buf[uo + 1] = u1
+            u2 = a02 * s0 + a12 * s1 + a22 * s2 + a23 * s3 + a24 * s4 + a25 * s5
+            buf[uo + 2] = u2
+            u3 = a03 * s0 + a13 * s1 + a23 * s2 + a33 * s3 + a34 * s4 + a35 * s5
+            buf[uo + 3] = u3
+            u4 = a04 * s0 + a14 * s1 + a24 * s2 + a34 * s3 + a44 * s4 + a45 * s5
+            buf[uo + 4] = u4
+            u5 = a05 * s0 + a15 * s1 + a25 * s2 + a35 * s3 + a45 * s4 + a55 * s5
+            buf[uo + 5] = u5
+            d = s0 * u0 + s1 * u1 + s2 * u2 + s3 * u3 + s4 * u4 + s5 * u5
+            if not d > 0.0:
+                return k + 1
+            di = 1.0 / d
+            ws[dinv] = di
+            if par >= 0:
+                e0 = u0 * di
+                e1 = u1 * di
+                e2 = u2 * di
+                e3 = u3 * di
+                e4 = u4 * di
+                e5 = u5 * di
+                ws[iap + 0] += a00 - e0 * u0
+                ws[iap + 1] += a01 - e0 * u1
+                ws[iap + 2] += a02 - e0 * u2
+                ws[iap + 3] += a03 - e0 * u3
+                ws[iap + 4] += a04 - e0 * u4
+                ws[iap + 5] += a05 - e0 * u5
+                ws[iap + 7] += a11 - e1 * u1
+                ws[iap + 8] += a12 - e1 * u2
+                ws[iap + 9] += a13 - e1 * u3
+                ws[iap + 10] += a14 - e1 * u4
+                ws[iap + 11] += a15 - e1 * u5
+                ws[iap + 14] += a22 - e2 * u2
+                ws[iap + 15] += a23 - e2 * u3
+                ws[iap + 16] += a24 - e2 * u4
+                ws[iap + 17] += a25 - e2 * u5
+                ws[iap + 21] += a33 - e3 * u3
+                ws[iap + 22] += a34 - e3 * u4
+                ws[iap + 23] += a35 - e3 * u5
+                ws[iap + 28] += a44 - e4 * u4
+                ws[iap + 29] += a45 - e4 * u5
+                ws[iap + 35] += a55 - e5 * u5
+            # T_i = D^-1 (e_i - S^T F) on the columns of the subtree
+            ri = iv * nv
+            uri = _U(ri)
+            for j in range(_U(iv), _U(e)):
+                M[uri + j] *= di
+            M[ri + iv] += di
+            # its share of the bias forces, seen by every ancestor dof a: row_a -= (S_a . U_i) T_i;
+            # S_a . U_i is kept in the lower triangle, M[i, a], for the forward pass
+            l = par
+            while l >= 0:
+                ja = mi[l, MI_IV]
+                for a in range(ja, ja + mi[l, MI_NV]):
+                    sa = oS + 6 * a
+                    g = buf[sa] * u0 + buf[sa + 1] * u1 + buf[sa + 2] * u2 + buf[sa + 3] * u3 + buf[sa + 4] * u4 + buf[sa + 5] * u5
+                    M[ri + a] = g
+                    ura = _U(a * nv)
+                    for j in range(_U(iv), _U(e)):
+                        M[ura + j] -= g * M[uri + j]
+                l = mi[l, MI_PARENT]
+            continue
+        # multi-dof joint (generic loops over the upper triangle): U = IA S, D = S^T U, inverted
+        # by Gauss-Jordan (symmetric positive definite)
+        for i in range(nvj):
+            so = oS + 6 * (iv + i)
+            uo = oU + 6 * (iv + i)
+            for r in range(6):
+                acc = 0.0
+                for c in range(6):
+                    acc += ws[ia + (6 * r + c if r <= c else 6 * c + r)] * buf[so + c]
+                buf[uo + r] = acc
+        for i in range(nvj):
+            for j in range(nvj):
+                so = oS + 6 * (iv + i)
+                uo = oU + 6 * (iv + j)
+                d = 0.0
+                for r in range(6):
+                    d += buf[so + r] * buf[uo + r]
+                tmp[tD + nvj * i + j] = d
+                ws[dinv + nvj * i + j] = 1.0 if i == j else 0.0
+        for c in range(nvj):
+            piv = tmp[tD + nvj * c + c]
+            if not piv > 0.0:
+                return k + 1
+            inv = 1.0 / piv
+            for j in range(nvj):
+                tmp[tD + nvj * c + j] *= inv
+                ws[dinv + nvj * c + j] *= inv
+            for r in range(nvj):
+                if r != c:
+                    f = tmp[tD + nvj * r + c]
+                    if f != 0.0:
+                        for j in range(nvj):
+                            tmp[tD + nvj * r + j] -= f * tmp[tD + nvj * c + j]
+                            ws[dinv + nvj * r + j] -= f * ws[dinv + nvj * c + j]
+        if par >= 0:
+            for r in range(6):
+                for j in range(nvj):
+                    acc = 0.0
+                    for i in range(nvj):
+                        acc += buf[oU + 6 * (iv + i) + r] * ws[dinv + nvj * i + j]
+                    tmp[tUD + nvj * r + j] = acc
+            for r in range(6):
+                for c in range(r, 6):
+                    acc = ws[ia + 6 * r + c]
+                    for i in range(nvj):
+                        acc -= tmp[tUD + nvj * r + i] * buf[oU + 6 * (iv + i) + c]
+                    ws[iap + 6 * r + c] += acc
+        for j in range(iv, e):
+            for i in range(nvj):
+                tmp[tX + i] = M[(iv + i) * nv + j] + (1.0 if j == iv + i else 0.0)
+            for i in range(nvj):
+                t = 0.0
+                for x in range(nvj):
+                    t += ws[dinv + nvj * i + x] * tmp[tX + x]
+                M[(iv + i) * nv + j] = t
+        l = par
+        while l >= 0:
+            ja = mi[l, MI_IV]
+            for a in range(ja, ja + mi[l, MI_NV]):
+                sa = oS + 6 * a
+                ra = a * nv
+                for i in range(nvj):
+                    ux = oU + 6 * (iv + i)
+                    g = (
+                        buf[sa] * buf[ux] + buf[sa + 1] * buf[ux + 1] + buf[sa + 2] * buf[ux + 2]
+                        + buf[sa + 3] * buf[ux + 3] + buf[sa + 4] * buf[ux + 4] + buf[sa + 5] * buf[ux + 5]
+                    )
+                    ri = (iv + i) * nv
+                    M[ri + a] = g
+                    ura = _U(ra)
+                    uri = _U(ri)
+                    for j in range(_U(iv), _U(e)):
+                        M[ura + j] -= g * M[uri + j]
+            l = mi[l, MI_PARENT]
+    # forward pass: row_i -= sum over ancestor dofs a of (D^-1 U^T S_a)_i row_a, columns j >= iv
+    for k in range(nl):
+        par = mi[k, MI_PARENT]
+        iv = mi[k, MI_IV]
+        nvj = mi[k, MI_NV]
+        dinv = k * WS_STRIDE + WS_DINV
+        for i in range(iv, iv + nvj):
+            uri = _U(i * nv)
+            for j in range(_U(end[k]), _U(nv)):
+                M[uri + j] = 0.0
+        if nvj == 1:
+            di = ws[dinv]
+            ri = iv * nv
+            l = par
+            while l >= 0:
+                ja = mi[l, MI_IV]
+                for a in range(ja, ja + mi[l, MI_NV]):
+                    c = di * M[ri + a]
+                    ura = _U(a * nv)
+                    uri = _U(ri)
+                    for j in range(_U(iv), _U(nv)):
+                        M[uri + j] -= c * M[ura + j]
+                l = mi[l, MI_PARENT]
+            continue
+        l = par
+        while l >= 0:
+            ja = mi[l, MI_IV]
+            for a in range(ja, ja + mi[l, MI_NV]):
+                ra = a * nv
+                for x in range(nvj):
+                    tmp[tX + x] = M[(iv + x) * nv + a]
+                for i in range(nvj):
+                    c = 0.0
+                    for x in range(nvj):
+                        c += ws[dinv + nvj * i + x] * tmp[tX + x]
+                    uri = _U((iv + i) * nv)
+                    ura = _U(ra)
+                    for j in range(_U(iv), _U(nv)):
+                        M[uri + j] -= c * M[ura + j]
+            l = mi[l, MI_PARENT]
+    for r in range(nv):
+        for c in range(r):
+            M[r * nv + c] = M[c * nv + r]
+        for c in range(r, nv):
+            if not math.isfinite(M[r * nv + c]):
+                return NOT_FINITE
+    return 0
