@@ -51,6 +51,7 @@ MODULES = [
     "sinews.energy",
     "sinews.configuration",
     "sinews.simulate",
+    "sinews.batch",
     "sinews.interop",
     "sinews.sample_models",
     "sinews.urdf",

@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-GROUPS = ("core", "constrained", "contact", "lcp", "scale")
+GROUPS = ("core", "constrained", "contact", "lcp", "scale", "batch")
 
 
 def main(argv=None):
