@@ -21,6 +21,12 @@ against Pinocchio in 10 alternating rounds of ``--calls``/10 calls (default 1000
 process, with a reused workspace on both sides (sinews ``data=``, Pinocchio ``Data``); the
 medians per call are reported and ``ratio`` = sinews_us / peer_us.
 
+Methods (every one is reported; the ``path`` column of the printed table says which code runs):
+``direct``, ``range_space_sparse`` and ``null_space`` take the one-call compiled path of
+contacts-only sets (:mod:`sinews.constraints._compiled_contacts`: ``direct`` by block
+elimination of the KKT system, ``null_space`` by an in-kernel pivoted QR of ``G^T``);
+``kokkevis`` (forward dynamics only) takes the general path.
+
 Options: ``--json PATH`` writes ``{"rows": [{"model", "algorithm", "sinews_us", "peer",
 "peer_us", "ratio"}]}``; ``--quick``; ``--calls N``; ``--seed S``.
 """
@@ -163,6 +169,23 @@ def run(calls: int = 1000, seed: int = 0, verbose: bool = True):
     return rows, agreement
 
 
+def method_paths(p: Problem) -> dict:
+    """``{algorithm: "compiled" | "general"}``: whether the method's call on the problem is
+    one compiled kernel call (the compiled contacts path solved it) or the general path."""
+    from sinews.constraints import IMPULSE_METHODS, METHODS
+    from sinews.constraints.forward_dynamics import COMPILED_METHODS
+
+    fast = p.cs._compiled
+    out = {}
+    for m in METHODS:
+        ok = m in COMPILED_METHODS and fast is not None and fast.dynamics(p.q, p.v, p.tau, None, p.data, m) is not None
+        out[f"forward_dynamics_constraints[{m}]"] = "compiled" if ok else "general"
+    for m in IMPULSE_METHODS:
+        ok = m in COMPILED_METHODS and fast is not None and fast.impulses(p.q, p.v, None, p.data, m) is not None
+        out[f"impulses[{m}]"] = "compiled" if ok else "general"
+    return out
+
+
 def _row(algorithm, sinews_us, peer, peer_us):
     return {
         "model": MODEL_NAME,
@@ -174,12 +197,16 @@ def _row(algorithm, sinews_us, peer, peer_us):
     }
 
 
-def print_table(rows) -> None:
-    head = f"{'algorithm':48s} {'sinews [us]':>12s} {'peer':30s} {'peer [us]':>10s} {'ratio':>7s}"
+def print_table(rows, paths=None) -> None:
+    """The rows as a table; ``paths`` (:func:`method_paths`) adds the ``path`` column."""
+    paths = paths or {}
+    head = f"{'algorithm':48s} {'path':9s} {'sinews [us]':>12s} {'peer':30s} {'peer [us]':>10s} {'ratio':>7s}"
     print(head)
     print("-" * len(head))
     for r in rows:
-        print(f"{r['algorithm']:48s} {r['sinews_us']:12.1f} {r['peer']:30s} {r['peer_us']:10.1f} {r['ratio']:7.2f}")
+        path = paths.get(r["algorithm"], "")
+        print(f"{r['algorithm']:48s} {path:9s} {r['sinews_us']:12.1f} {r['peer']:30s} {r['peer_us']:10.1f} "
+              f"{r['ratio']:7.2f}")
 
 
 def main(argv=None) -> int:
@@ -194,7 +221,7 @@ def main(argv=None) -> int:
         ap.error("--calls must be >= 1")
     rows, agreement = run(calls=calls, seed=args.seed)
     print(f"median of {calls} calls each, same process")
-    print_table(rows)
+    print_table(rows, method_paths(Problem(args.seed)))
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"rows": rows}, indent=1))

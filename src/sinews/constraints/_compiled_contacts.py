@@ -1,12 +1,18 @@
-"""The one-call compiled path of contacts-only sets (range-space method).
+"""The one-call compiled path of contacts-only sets (range-space, direct and null-space methods).
 
 A bound :class:`~sinews.constraints.ConstraintSet` made only of point contacts gets a
 :class:`CompiledContacts`: the model topology, the contact layout (per point: its link, its
 rows and the *support chain* of dofs from its link to the root, plus, per pair of points, the
 number of dofs their chains share) packed into one int64 array, and per workspace one float64
 array holding the points and normals, a private tree workspace and the
-solver's scratch.  A call is one kernel call with 10 arguments
-(:func:`sinews.constraints._fast.contact_range_space`) and the result object.
+solver's scratch.  A call is one kernel call with 10 arguments and the result object:
+:func:`sinews.constraints._fast.contact_range_space` for ``range_space_sparse`` and ``direct``
+(the KKT system by block elimination: the Schur complement ``-G H^-1 G^T`` of ``H``, which is
+the range-space computation; a singular ``H`` or redundant rows, which only the direct
+method's LAPACK solver of the general path handles, hand over to that path), and
+:func:`sinews.constraints._fast_null_space.contact_null_space` for ``null_space``.  A system
+either kernel does not solve (singular, redundant, borderline rank) returns ``None``: the
+general path then gives its own answer, flags and errors.
 
 Argument checking without a second pass over the arguments: once the kernel has been compiled
 for float64 C-contiguous writeable vectors, its dispatcher is sealed (``disable_compile``), so
@@ -28,6 +34,7 @@ from .._checks import ZERO_QUATERNION, finite_vector, raise_kernel_code, state3
 from ..algorithms import NO_FORCES, link_forces
 from ..model import Data
 from . import _fast as F
+from . import _fast_null_space as FN
 
 __all__ = ["CompiledContacts"]
 
@@ -74,13 +81,13 @@ class CompiledContacts:
         float_parts = [batch.r_link_c.reshape(-1), batch.N_c.reshape(-1), ws0,
                        np.zeros(n), np.zeros(n), np.zeros(n * maxm), np.zeros(n * maxm), np.zeros(n),
                        np.zeros(nv * nv), np.zeros(nv), np.zeros(n * n), np.zeros(n), np.zeros(nv),
-                       np.zeros(nv)]
+                       np.zeros(nv), np.zeros(FN.ns_scratch_size(nv, n))]
         head = np.zeros(F.P_HEADER, dtype=np.int64)
         head[[F.P_NL, F.P_NV, F.P_NPTS, F.P_NROWS]] = nl, nv, npts, n
         # offsets of the int regions in pi (after the header) and of the float regions in ps
         head[[F.P_MI, F.P_LAM, F.P_LINKS, F.P_PPTR, F.P_CPTR, F.P_CHAIN, F.P_COMMON]] = _offsets(int_parts, F.P_HEADER)
         head[[F.P_RLINK, F.P_N, F.P_WS, F.P_ALPHA2, F.P_BOTTOM, F.P_G, F.P_Y, F.P_GAMMA,
-              F.P_H, F.P_Z, F.P_K, F.P_RHS, F.P_ZERO, F.P_C]] = _offsets(float_parts, 0)
+              F.P_H, F.P_Z, F.P_K, F.P_RHS, F.P_ZERO, F.P_C, F.P_NS]] = _offsets(float_parts, 0)
         head[F.P_MAXM] = maxm
         head[F.P_NQ] = c.nq
         head[F.P_NWS] = ws0.size
@@ -131,9 +138,11 @@ class CompiledContacts:
             raise ValueError(f"invalid input ({', '.join(names)}, f_ext): kernel code {code}")
         return None
 
-    def dynamics(self, q, v, tau, f_ext, data):
-        """Forward dynamics: ``(qdd, multipliers, residual, converged)``, or ``None`` when the
+    def dynamics(self, q, v, tau, f_ext, data, method="range_space_sparse"):
+        """Forward dynamics by ``method`` (``range_space_sparse``, ``direct`` or
+        ``null_space``): ``(qdd, multipliers, residual, converged)``, or ``None`` when the
         system is singular or redundant (the general path then diagnoses it)."""
+        kern = _KERNELS[method]
         d = self.model.default_data if data is None else data
         last = self._last
         s = last[1] if d is last[0] else self._scratch_for(self._data(d))
@@ -147,18 +156,21 @@ class CompiledContacts:
         x = np.empty(self.nv)
         mult = np.empty(self.rows)
         try:
-            if not _sealed:
+            if kern not in _sealed:
                 raise TypeError("first call")
-            code, res, ok = F.contact_range_space(q, v, tau, fext, self.pi, self.mf, s[0], x, mult, flags)
+            code, res, ok = kern(q, v, tau, fext, self.pi, self.mf, s[0], x, mult, flags)
         except TypeError:
-            code, res, ok = _checked_call(q, v, tau, fext, self.pi, self.mf, s[0], x, mult, flags, self.nq, self.nv, _FD)
+            code, res, ok = _checked_call(kern, q, v, tau, fext, self.pi, self.mf, s[0], x, mult, flags, self.nq,
+                                          self.nv, _FD)
         if code:
             return self._failed(code, q, v, tau, _FD)
         return x, mult, res, ok
 
-    def impulses(self, q, qd_minus, target, data):
-        """Impulses: ``(qd_plus, impulses, residual, converged)`` with ``G qd_plus = target``
-        (``None``: zero), or ``None`` when the system is singular or redundant."""
+    def impulses(self, q, qd_minus, target, data, method="range_space_sparse"):
+        """Impulses by ``method``: ``(qd_plus, impulses, residual, converged)`` with
+        ``G qd_plus = target`` (``None``: zero), or ``None`` when the system is singular or
+        redundant."""
+        kern = _KERNELS[method]
         d = self.model.default_data if data is None else data
         last = self._last
         s = last[1] if d is last[0] else self._scratch_for(self._data(d))
@@ -170,11 +182,11 @@ class CompiledContacts:
         x = np.empty(self.nv)
         mult = np.empty(self.rows)
         try:
-            if not _sealed:
+            if kern not in _sealed:
                 raise TypeError("first call")
-            code, res, ok = F.contact_range_space(q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, s[0], x, mult, flags)
+            code, res, ok = kern(q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, s[0], x, mult, flags)
         except TypeError:
-            code, res, ok = _checked_call(q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, s[0], x, mult, flags,
+            code, res, ok = _checked_call(kern, q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, s[0], x, mult, flags,
                                           self.nq, self.nv, _IMP)
         if code:
             return self._failed(code, q, qd_minus, qd_minus, _IMP)
@@ -190,18 +202,24 @@ _FD = ("q", "v", "tau")
 _IMP = ("q", "qd_minus", "qd_minus")
 
 
-_sealed = False
+#: the kernel of each compiled method (direct: block elimination, see the module docstring)
+_KERNELS = {
+    "range_space_sparse": F.contact_range_space,
+    "direct": F.contact_range_space,
+    "null_space": FN.contact_null_space,
+}
+
+_sealed = set()  # kernels compiled for float64 vectors and sealed
 
 
-def _checked_call(q, v, tau, fext, pi, mf, ps, x, mult, flags, nq, nv, names):
+def _checked_call(kern, q, v, tau, fext, pi, mf, ps, x, mult, flags, nq, nv, names):
     """The kernel call with converted arguments; the first one compiles (or loads from the
     cache) the float64 specialisation and seals the dispatcher."""
-    global _sealed
     q, v, tau = state3(q, v, tau, nq, nv, names)
     if fext.dtype != np.float64 or not fext.flags.c_contiguous or not fext.flags.writeable:
         fext = np.array(fext, dtype=np.float64, order="C")
-    out = F.contact_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags)
-    if not _sealed:
-        F.contact_range_space.disable_compile()
-        _sealed = True
+    out = kern(q, v, tau, fext, pi, mf, ps, x, mult, flags)
+    if kern not in _sealed:
+        kern.disable_compile()
+        _sealed.add(kern)
     return out

@@ -5,10 +5,12 @@
   one call.  It returns a non-zero code instead of raising; the caller then takes the general
   Python path, which diagnoses singular and redundant systems.
 * :func:`contact_system`: ``G``, ``gamma`` (Baumgarte included), ``H`` and ``tau - C`` of a
-  contacts-only set (the ``direct`` and ``null_space`` methods factorise them with SciPy).
-* :func:`contact_range_space`: the whole range-space forward dynamics or impulse solve of a
-  bound contacts-only set in one call, on rows stored along each contact point's support chain
-  (data packed by :class:`sinews.constraints._compiled_contacts.CompiledContacts`).
+  contacts-only set (for the general path's solvers, when the one-call kernels hand over).
+* :func:`contact_range_space`: the whole range-space (and, by block elimination, direct)
+  forward dynamics or impulse solve of a bound contacts-only set in one call, on rows stored
+  along each contact point's support chain (data packed by
+  :class:`sinews.constraints._compiled_contacts.CompiledContacts`; the null-space kernel on the
+  same data is :mod:`sinews.constraints._fast_null_space`).
 """
 
 from __future__ import annotations
@@ -269,7 +271,8 @@ P_MAXM = 5  # longest support chain: G and Y are stored per row along its point'
 P_MI, P_LAM, P_LINKS, P_PPTR, P_CPTR, P_CHAIN, P_COMMON = 6, 7, 8, 9, 10, 11, 12
 P_RLINK, P_N, P_WS, P_NWS = 13, 14, 15, 16
 P_ALPHA2, P_BOTTOM, P_G, P_Y, P_GAMMA, P_H, P_Z, P_K, P_RHS, P_ZERO, P_C = 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27
-P_HEADER = 28
+P_NS = 28  # scratch of the null-space kernel (sinews.constraints._fast_null_space)
+P_HEADER = 29
 
 # flags
 F_FEXT, F_IMPULSE, F_ZERO_TARGET = 1, 2, 4

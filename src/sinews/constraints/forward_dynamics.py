@@ -18,10 +18,14 @@ the body along the normal).  Redundant constraints give a flagged minimum-norm l
 answer (``least_squares=True``, ``rank < rows``); a system whose accelerations are not
 determined raises ``ValueError``; NaN is never returned silently.
 
-Implementation: for a set made only of point contacts, the range-space method is one
-compiled call (:func:`sinews.constraints._fast.contact_range_space`: tree passes, contact
-rows on the support chains, factorisation and solve), and the other methods get ``G``,
-``gamma`` (with Baumgarte terms), ``H`` and ``tau - C`` from one compiled kernel; other sets
+Implementation: for a set made only of point contacts, the range-space, direct and null-space
+methods are one compiled call each (:mod:`sinews.constraints._compiled_contacts`: tree passes,
+contact rows on the support chains, factorisation and solve; the direct method eliminates
+``qdd`` from the KKT system through the Schur complement of ``H``, the null-space method
+factorises ``G^T`` by a pivoted QR in the kernel).  A system those kernels do not solve
+(singular ``H``, redundant or zero rows, borderline rank) and Kokkevis take the general path:
+``G``, ``gamma`` (with Baumgarte terms), ``H`` and ``tau - C`` from one compiled kernel, then
+the method's solver with its flagged least-squares answers and errors; other sets
 evaluate each group in Python over one shared tree pass
 (:class:`~sinews.constraints.ConstraintKinematics`).  All give the same numbers (tested).
 Sets with more rows than coordinates and at least ``THIN_MIN_ROWS`` (256) rows are solved on
@@ -56,6 +60,10 @@ from .system import _gamma, _groups, _jacobian
 __all__ = ["ConstrainedDynamicsResult", "forward_dynamics_constraints", "METHODS"]
 
 METHODS = ("direct", "range_space_sparse", "null_space", "kokkevis")
+#: methods with a one-call compiled path for contacts-only sets
+COMPILED_METHODS = ("direct", "range_space_sparse", "null_space")
+# internal switch (tests only): False sends every call to the general Python path
+_use_compiled = True
 _FD_NAMES = ("q", "v", "tau", "f_ext")
 
 
@@ -181,11 +189,11 @@ def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=No
     ``f_ext``: external wrenches as in :func:`sinews.rnea` (body frame, about the body origin).
     ``cs`` is bound to ``model`` on first use.
     """
-    if type(method) is str and method == "range_space_sparse":
+    if type(method) is str and method in COMPILED_METHODS and _use_compiled:
         fast = getattr(cs, "_compiled", None) or _bind_compiled(model, cs)
         if fast is not None and fast.model is model:
             # bound contacts-only set: one compiled call (sinews.constraints._compiled_contacts)
-            out = fast.dynamics(q, v, tau, f_ext, data)
+            out = fast.dynamics(q, v, tau, f_ext, data, method)
             if out is not None:
                 n = fast.rows
                 return ConstrainedDynamicsResult(out[0], out[1], method, n, n, False, out[2], out[3], cs)

@@ -9,7 +9,7 @@ Solves, at configuration ``q`` with pre-impact velocity ``qd_minus``,
 ``> 0`` pushes the body along its normal.  (RBDL stores the negative for ``Direct`` and garbage
 for ``NullSpace``, rbdl.md section 0.4; sinews has one convention.)  Methods: ``"direct"``
 (KKT with top ``H qd_minus``), ``"range_space_sparse"`` and ``"null_space"``, the same solvers
-as :mod:`sinews.constraints.forward_dynamics`.
+as :mod:`sinews.constraints.forward_dynamics` (one compiled call each for contacts-only sets).
 
 Source: RBDL ``ComputeConstraintImpulses{Direct,RangeSpaceSparse,NullSpace}`` (rbdl.md
 section 2.5); Featherstone RBDA section 11.6 (impulsive dynamics).
@@ -26,7 +26,9 @@ from ..crba import crba
 from ._kinematics import ConstraintKinematics
 from ._linalg import zero_tiny_rows
 from ..algorithms import get_data
+from . import forward_dynamics as _fd
 from .forward_dynamics import (
+    COMPILED_METHODS,
     _bind_compiled,
     _check_method,
     _contact_system,
@@ -75,11 +77,11 @@ def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_
 
     ``target_velocity``: desired ``G qd_plus`` per row (RBDL's ``v_plus``), default zeros.
     """
-    if type(method) is str and method == "range_space_sparse":
+    if type(method) is str and method in COMPILED_METHODS and _fd._use_compiled:
         fast = getattr(cs, "_compiled", None) or _bind_compiled(model, cs)
         if fast is not None and fast.model is model:
             # bound contacts-only set: one compiled call (sinews.constraints._compiled_contacts)
-            out = fast.impulses(q, qd_minus, target_velocity, data)
+            out = fast.impulses(q, qd_minus, target_velocity, data, method)
             if out is not None:
                 n = fast.rows
                 return ConstraintImpulseResult(out[0], out[1], method, n, n, False, out[2], out[3], cs)
