@@ -1720,3 +1720,59 @@ def integrate(q, v, dt, out, mi):
     if check_finite(out) >= 0:
         return NOT_FINITE
     return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Entry kernels of the public fast path (see sinews._entry): the argument shapes are checked
+# here, so that the Python wrapper only has to pick the workspace.  Each is compiled for one
+# signature (contiguous, writeable, aligned float64 arrays) and dispatched by Numba's C
+# dispatcher with compilation disabled; any other argument type raises there and the wrapper
+# falls back to its checked path.
+
+from ._layout import MI_NQ as _MI_NQ  # noqa: E402
+
+#: Returned by the entry kernels when an argument has the wrong length (the checked path then
+#: reports it).
+BAD_SHAPE = -30
+
+
+@njit(cache=True)
+def _dims(mi):
+    nq = 0
+    nv = 0
+    for k in range(mi.shape[0]):
+        e = mi[k, MI_IQ] + mi[k, _MI_NQ]
+        if e > nq:
+            nq = e
+        e = mi[k, MI_IV] + mi[k, MI_NV]
+        if e > nv:
+            nv = e
+    return nq, nv
+
+
+@njit(cache=True)
+def rnea_x(q, v, a, tau, mi, mf, ws):
+    """:func:`rnea` without external forces, after checking the lengths of q, v, a and tau."""
+    nq, nv = _dims(mi)
+    if q.shape[0] != nq or v.shape[0] != nv or a.shape[0] != nv or tau.shape[0] != nv:
+        return BAD_SHAPE
+    return rnea(q, v, a, ws[:6].reshape((1, 6)), tau, mi, mf, ws, 0)
+
+
+@njit(cache=True)
+def aba_x(q, v, tau, qdd, mi, mf, ws):
+    """:func:`aba` without external forces, after checking the lengths of q, v, tau and qdd."""
+    nq, nv = _dims(mi)
+    if q.shape[0] != nq or v.shape[0] != nv or tau.shape[0] != nv or qdd.shape[0] != nv:
+        return BAD_SHAPE
+    return aba(q, v, tau, ws[:6].reshape((1, 6)), qdd, mi, mf, ws, 0)
+
+
+@njit(cache=True)
+def crba_x(q, M, mi, mf, ws):
+    """:func:`crba` after checking the length of q and the shape of M (which it zeroes)."""
+    nq, nv = _dims(mi)
+    if q.shape[0] != nq or M.shape[0] != nv or M.shape[1] != nv:
+        return BAD_SHAPE
+    M[:, :] = 0.0
+    return crba(q, M, mi, mf, ws)

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _kernels as K
 from ._checks import output, raise_kernel_code, state3
+from ._entry import Lazy
 from .algorithms import NO_FORCES, get_data, link_forces
 
 __all__ = ["aba"]
@@ -47,6 +48,23 @@ def aba(model, q, v, tau, f_ext=None, data=None, out=None) -> np.ndarray:
     ``f_ext`` as in :func:`sinews.rnea`.  ``out``: optional preallocated result of length nv.
     Raises ``ValueError`` if a subtree is massless (singular articulated inertia).
     """
+    if f_ext is None and data is None and out is None:  # the fast path (sinews._entry)
+        try:
+            mi, mf, ws, nv = model._tls.fast
+            qdd = _empty(nv)
+            if not _ABA(q, v, tau, qdd, mi, mf, ws):
+                return qdd
+        except Exception:
+            pass
+    return _aba(model, q, v, tau, f_ext, data, out)
+
+
+_empty = np.empty
+_ABA = Lazy("aba_x", globals(), "_ABA")
+
+
+def _aba(model, q, v, tau, f_ext, data, out) -> np.ndarray:
+    """The checked path of :func:`aba`."""
     d = get_data(model, data)
     c = d.c
     q, v, tau = state3(q, v, tau, c.nq, c.nv, ("q", "v", "tau"))

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _kernels as K
 from ._checks import raise_kernel_code, vector
+from ._entry import Lazy
 from .algorithms import get_data
 
 __all__ = ["crba"]
@@ -22,6 +23,23 @@ __all__ = ["crba"]
 
 def crba(model, q, data=None) -> np.ndarray:
     """The symmetric positive-definite joint-space inertia matrix ``M(q)`` (nv x nv)."""
+    if data is None:  # the fast path (sinews._entry)
+        try:
+            mi, mf, ws, nv = model._tls.fast
+            M = _empty((nv, nv))
+            if not _CRBA(q, M, mi, mf, ws):
+                return M
+        except Exception:
+            pass
+    return _crba(model, q, data)
+
+
+_empty = np.empty
+_CRBA = Lazy("crba_x", globals(), "_CRBA")
+
+
+def _crba(model, q, data) -> np.ndarray:
+    """The checked path of :func:`crba`."""
     d = get_data(model, data)
     c = d.c
     q = vector(q, c.nq, "q")

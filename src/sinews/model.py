@@ -270,7 +270,12 @@ class Model:
         several threads."""
         d = getattr(self._tls, "data", None)
         if d is None:
-            d = self._tls.data = Data(self)
+            from ._entry import fast_args
+
+            d = Data(self)
+            # what the public fast path needs (sinews._entry), bound once per thread
+            self._tls.fast = fast_args(self, d)
+            self._tls.data = d
         return d
 
     # ------------------------------------------------------------------ display

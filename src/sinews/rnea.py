@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _kernels as K
 from ._checks import output, raise_kernel_code, state3
+from ._entry import Lazy
 from .algorithms import NO_FORCES, get_data, link_forces
 
 __all__ = ["rnea", "nonlinear_effects", "gravity_torques"]
@@ -30,6 +31,23 @@ def rnea(model, q, v, a, f_ext=None, data=None, out=None) -> np.ndarray:
     ``[torque; force]`` in the body's own frame about its origin.  ``out``: optional
     preallocated result vector of length ``nv``.
     """
+    if f_ext is None and data is None and out is None:  # the fast path (sinews._entry)
+        try:
+            mi, mf, ws, nv = model._tls.fast
+            tau = _empty(nv)
+            if not _RNEA(q, v, a, tau, mi, mf, ws):
+                return tau
+        except Exception:
+            pass
+    return _rnea(model, q, v, a, f_ext, data, out)
+
+
+_empty = np.empty
+_RNEA = Lazy("rnea_x", globals(), "_RNEA")
+
+
+def _rnea(model, q, v, a, f_ext, data, out) -> np.ndarray:
+    """The checked path of :func:`rnea`."""
     d = get_data(model, data)
     c = d.c
     q, v, a = state3(q, v, a, c.nq, c.nv, ("q", "v", "a"))

@@ -5,9 +5,11 @@ for RNEA, CRBA, ABA, forward kinematics with frames (vs ``framesForwardKinematic
 Jacobian (vs ``computeJointJacobians`` + ``getFrameJacobian``, and vs the one-shot
 ``computeFrameJacobian``), a point Jacobian, the centre-of-mass Jacobian and the dense
 ``M^-1`` (vs ``computeMinverse``, which fills only the upper triangle: sinews returns both) on
-three models: Pinocchio's sample humanoid (through
-``sinews.interop.from_pinocchio``), a 7-DoF arm and a 12-DoF quadruped with a free-flyer base
-(built in sinews and converted with ``to_pinocchio``).
+Pinocchio's sample humanoid (through ``sinews.interop.from_pinocchio``), a 7-DoF arm and a
+12-DoF quadruped with a free-flyer base (built in sinews and converted with ``to_pinocchio``),
+and, when the optional ``example-robot-data`` package is installed, the Talos (reduced), Solo12,
+Panda and UR5 URDFs (loaded with ``pinocchio.buildModelFromUrdf``, free-flyer root for Talos and
+Solo12, converted with ``from_pinocchio``).
 
 Method: for each (model, algorithm) the two libraries are timed in alternating rounds (sinews,
 Pinocchio, sinews, ...), each round ``calls`` calls with ``timeit`` using the calling thread's
@@ -39,9 +41,45 @@ def _models():
     for build in (arm7, quadruped12):
         m = build()
         yield m.name, m, to_pinocchio(m)
+    yield from robot_models()
 
 
-def run(calls: int = 200, rounds: int = 15, seed: int = 0, only=None):
+#: Real robots from the ``example-robot-data`` package (URDF, loaded by Pinocchio): name, path
+#: under its ``robots`` folder, free-flyer root.
+ROBOTS = (
+    ("talos", "talos_data/robots/talos_reduced.urdf", True),
+    ("solo12", "solo_description/robots/solo12.urdf", True),
+    ("panda", "panda_description/urdf/panda.urdf", False),
+    ("ur5", "ur_description/urdf/ur5_robot.urdf", False),
+)
+
+
+def robot_models():
+    """(name, sinews model, Pinocchio model) for :data:`ROBOTS`; nothing (and a message) when
+    the optional ``example-robot-data`` package is not installed."""
+    import importlib.metadata
+    import os
+
+    import pinocchio as pin
+
+    from sinews.interop import from_pinocchio
+
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+        root = str(dist.locate_file("cmeel.prefix/share/example-robot-data/robots"))
+    except importlib.metadata.PackageNotFoundError:
+        root = None
+    if root is None or not os.path.isdir(root):
+        print("(example-robot-data is not installed: skipping Talos, Solo12, Panda and UR5; "
+              "pip install example-robot-data)", flush=True)
+        return
+    for name, rel, free_flyer in ROBOTS:
+        path = os.path.join(root, rel)
+        pm = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if free_flyer else pin.buildModelFromUrdf(path)
+        yield name, from_pinocchio(pm), pm
+
+
+def run(calls: int = 200, rounds: int = 15, seed: int = 0, only=None, models=None):
     import pinocchio as pin
 
     import sinews
@@ -49,6 +87,8 @@ def run(calls: int = 200, rounds: int = 15, seed: int = 0, only=None):
 
     rows = []
     for name, m, pm in _models():
+        if models and name not in models:
+            continue
         pd = pm.createData()
         cv = PinocchioCoordinates(m)
         rng = np.random.default_rng(seed)
@@ -134,6 +174,7 @@ def main(argv=None):
     parser.add_argument("--calls", type=int, default=200, help="calls per timing round (default 200)")
     parser.add_argument("--rounds", type=int, default=15, help="alternating rounds (default 15)")
     parser.add_argument("--only", nargs="+", metavar="ALGO", help="time only these algorithms (e.g. minverse)")
+    parser.add_argument("--models", nargs="+", metavar="MODEL", help="time only these models (e.g. ur5 panda)")
     args = parser.parse_args(argv)
     if args.calls < 1 or args.rounds < 1:
         parser.error("--calls and --rounds must be positive")
@@ -141,7 +182,7 @@ def main(argv=None):
 
     sinews.warmup()
     print(f"sinews core benchmark: median of {args.rounds} alternating rounds x {args.calls} calls", flush=True)
-    rows = run(args.calls, args.rounds, only=args.only)
+    rows = run(args.calls, args.rounds, only=args.only, models=args.models)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"rows": rows}, fh, indent=2)

@@ -1,0 +1,117 @@
+"""The fast call path of rnea / crba / aba (sinews._entry): same results and the same errors as
+the checked path, for every kind of argument, and from several threads."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import sinews
+from sinews import _entry
+from sinews.sample_models import arm7, quadruped12
+
+rnea_mod = __import__("sinews.rnea", fromlist=["_rnea"])
+crba_mod = __import__("sinews.crba", fromlist=["_crba"])
+aba_mod = __import__("sinews.aba", fromlist=["_aba"])
+
+
+@pytest.fixture(params=[arm7, quadruped12])
+def state(request):
+    m = request.param()
+    rng = np.random.default_rng(1)
+    q = sinews.random_configuration(m, rng, -1.0, 1.0)
+    return m, q, rng.normal(size=m.nv), rng.normal(size=m.nv)
+
+
+def _checked(m, q, v, a):
+    return (
+        rnea_mod._rnea(m, q, v, a, None, None, None),
+        crba_mod._crba(m, q, None),
+        aba_mod._aba(m, q, v, a, None, None, None),
+    )
+
+
+def _fast(m, q, v, a):
+    return sinews.rnea(m, q, v, a), sinews.crba(m, q), sinews.aba(m, q, v, a)
+
+
+def test_fast_path_matches_checked_path(state):
+    m, q, v, a = state
+    for _ in range(3):  # the first call binds the thread's workspace, later ones take the fast path
+        fast = _fast(m, q, v, a)
+    assert m._tls.fast is not None
+    for x, y in zip(fast, _checked(m, q, v, a)):
+        assert np.array_equal(x, y)
+    # after the first calls the entry kernels are bound and refuse to compile other signatures
+    for mod, name in ((rnea_mod, "_RNEA"), (crba_mod, "_CRBA"), (aba_mod, "_ABA")):
+        disp = getattr(mod, name)
+        assert not isinstance(disp, _entry.Lazy)
+        assert len(disp.signatures) == 1 and not disp._can_compile
+
+
+@pytest.mark.parametrize(
+    "convert",
+    [
+        lambda x: x.astype(np.float32),
+        lambda x: np.round(x * 100).astype(np.int64),
+        lambda x: x.tolist(),
+        lambda x: np.repeat(x, 2)[::2],  # non-contiguous
+        lambda x: np.frombuffer(x.tobytes()),  # read-only
+    ],
+)
+def test_other_argument_kinds_fall_back(state, convert):
+    m, q, v, a = state
+    _fast(m, q, v, a)
+    qc, vc, ac = convert(q), convert(v), convert(a)
+    try:
+        expect = _checked(m, qc, vc, ac)
+    except ValueError as exc:  # e.g. a rounded zero quaternion: the same error both ways
+        with pytest.raises(ValueError, match=str(exc)[:30].replace("(", r"\(").replace("[", r"\[")):
+            sinews.rnea(m, qc, vc, ac)
+        return
+    for x, y in zip(_fast(m, qc, vc, ac), expect):
+        assert np.array_equal(x, y)
+    assert len(rnea_mod._RNEA.signatures) == 1
+
+
+def test_errors_are_the_same(state):
+    m, q, v, a = state
+    _fast(m, q, v, a)
+    bad = v.copy()
+    bad[0] = np.nan
+    with pytest.raises(ValueError, match="v contains NaN"):
+        sinews.rnea(m, q, bad, a)
+    with pytest.raises(ValueError, match="tau contains NaN"):
+        sinews.aba(m, q, v, bad)
+    with pytest.raises(ValueError, match="shape"):
+        sinews.rnea(m, q, v[:-1], a)
+    with pytest.raises(ValueError, match="shape"):
+        sinews.crba(m, q[:-1])
+    with pytest.raises(ValueError, match="complex"):
+        sinews.aba(m, q, v.astype(complex), a)
+    if m.compiled.has_quaternion:
+        qz = q.copy()
+        qz[3:7] = 0.0
+        with pytest.raises(ValueError, match=r"q\[3:7\] is a zero"):
+            sinews.crba(m, qz)
+
+
+def test_threads(state):
+    m, q, v, a = state
+    expect = _checked(m, q, v, a)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(200):
+                for x, y in zip(_fast(m, q, v, a), expect):
+                    assert np.array_equal(x, y)
+        except Exception as exc:  # pragma: no cover
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
