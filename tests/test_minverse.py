@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import sinews
-from sinews import _minv_kernels as MK
 from sinews.interop import PinocchioCoordinates, from_pinocchio, to_pinocchio
 from sinews.joints import JT_FREEFLYER, JT_SPHERICAL
 from sinews.sample_models import JOINT_FACTORIES, arm7, quadruped12, random_tree
@@ -51,17 +50,13 @@ def test_against_pinocchio(name, build):
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("depth_first", [True, False])
-def test_against_the_mass_matrix_and_the_link_frame_variant(seed, depth_first):
+def test_against_the_mass_matrix_and_minv_times(seed, depth_first):
     m = random_tree(12, seed, joint_types=list(JOINT_FACTORIES), depth_first=depth_first)
     q = sinews.random_configuration(m, np.random.default_rng(seed), -1.5, 1.5)
     Mi = sinews.minverse(m, q)
     M = sinews.crba(m, q)
     close(Mi @ M, np.eye(m.nv), 1e-10)
-    d = m.data()
-    c = d.c
-    ref = np.empty((m.nv, m.nv))
-    assert MK.minverse_local(q, ref, c.mi, c.mf, d.ws, np.zeros(c.nlinks * 6 * m.nv)) == 0
-    close(Mi, ref, 1e-11)
+    close(Mi, np.linalg.inv(M), 1e-9 * max(1.0, np.abs(Mi).max()))
     x = np.random.default_rng(3).normal(size=m.nv)
     close(Mi @ x, sinews.minv_times(m, q, x), 1e-11)
 

@@ -18,8 +18,6 @@ accelerations of all columns reduce to row operations on ``M^-1`` itself.
   lower triangle is copied from the upper one.
 
 The row updates are contiguous axpy loops with unsigned indices, which LLVM vectorises.
-:func:`minverse_local` is the same recursion in link frames with per-link 6 x nv blocks, on
-top of :func:`sinews._kernels.aba` (slower; an independent cross-check for the tests).
 """
 
 import math
@@ -28,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from ._checks import NOT_FINITE
-from ._kernels import _rot_sym, aba, check_q, joint_pass
+from ._kernels import _rot_sym, check_q, joint_pass
 from ._layout import (
     MF_H,
     MF_HEADER,
@@ -42,235 +40,12 @@ from ._layout import (
     WS_IA,
     WS_OP,
     WS_OR,
-    WS_P,
-    WS_R,
     WS_STRIDE,
 )
 
 # unsigned indices in the row updates: no negative-index wrap-around, so LLVM vectorises them
 # (8x faster than int64 indices in these loops)
 _U = np.uint64
-
-
-@njit(cache=True)
-def minverse_local(q, Minv, mi, mf, ws, buf):
-    """:func:`minverse` in link frames, on top of :func:`sinews._kernels.aba` (slower: kept as
-    an independent cross-check for the tests).  ``buf``: at least ``nlinks * 6 * nv`` values.  Returns 0, a :func:`sinews._kernels.check_q` code (or -1: q
-    not finite), NOT_FINITE if the result overflowed, or 1 + the index of a link whose
-    ``D = S^T IA S`` is not positive definite (a massless subtree)."""
-    nl = mi.shape[0]
-    nv = Minv.shape[0]
-    zv = np.zeros(nv)
-    qdd = np.empty(nv)
-    fext = np.zeros((1, 6))
-    code = aba(q, zv, zv, fext, qdd, mi, mf, ws, 6)
-    if code != 0:
-        return code
-    s_off = nl * WS_STRIDE
-    u6_off = s_off + 6 * nv
-    stride = 6 * nv
-    tmp = np.empty(12)
-    # end of the column range of each subtree
-    end = np.empty(nl, np.int64)
-    for k in range(nl):
-        end[k] = mi[k, MI_IV] + mi[k, MI_NV]
-    for k in range(nl - 1, -1, -1):
-        par = mi[k, MI_PARENT]
-        if par >= 0 and end[k] > end[par]:
-            end[par] = end[k]
-    for k in range(nl):
-        base = k * stride
-        for r in range(6):
-            o = base + r * nv
-            for j in range(mi[k, MI_IV], end[k]):
-                buf[o + j] = 0.0
-    # backward pass: T_i into the rows of M^-1, bias forces to the parent
-    for k in range(nl - 1, -1, -1):
-        par = mi[k, MI_PARENT]
-        iv = mi[k, MI_IV]
-        nvj = mi[k, MI_NV]
-        e = end[k]
-        base = k * stride
-        w = k * WS_STRIDE
-        dinv = w + WS_DINV
-        R00 = ws[w + WS_R]
-        R01 = ws[w + WS_R + 1]
-        R02 = ws[w + WS_R + 2]
-        R10 = ws[w + WS_R + 3]
-        R11 = ws[w + WS_R + 4]
-        R12 = ws[w + WS_R + 5]
-        R20 = ws[w + WS_R + 6]
-        R21 = ws[w + WS_R + 7]
-        R22 = ws[w + WS_R + 8]
-        P0 = ws[w + WS_P]
-        P1 = ws[w + WS_P + 1]
-        P2 = ws[w + WS_P + 2]
-        pbase = par * stride
-        so = s_off + 6 * iv
-        uo = u6_off + 6 * iv
-        s0 = ws[so]
-        s1 = ws[so + 1]
-        s2 = ws[so + 2]
-        s3 = ws[so + 3]
-        s4 = ws[so + 4]
-        s5 = ws[so + 5]
-        u0 = ws[uo]
-        u1 = ws[uo + 1]
-        u2 = ws[uo + 2]
-        u3 = ws[uo + 3]
-        u4 = ws[uo + 4]
-        u5 = ws[uo + 5]
-        di = ws[dinv]
-        for j in range(iv, e):
-            f0 = buf[base + j]
-            f1 = buf[base + nv + j]
-            f2 = buf[base + 2 * nv + j]
-            f3 = buf[base + 3 * nv + j]
-            f4 = buf[base + 4 * nv + j]
-            f5 = buf[base + 5 * nv + j]
-            if nvj == 1:
-                t = di * ((1.0 if j == iv else 0.0) - (s0 * f0 + s1 * f1 + s2 * f2 + s3 * f3 + s4 * f4 + s5 * f5))
-                Minv[iv, j] = t
-                f0 += u0 * t
-                f1 += u1 * t
-                f2 += u2 * t
-                f3 += u3 * t
-                f4 += u4 * t
-                f5 += u5 * t
-            else:
-                for i in range(nvj):
-                    sx = s_off + 6 * (iv + i)
-                    tmp[i] = (1.0 if j == iv + i else 0.0) - (
-                        ws[sx] * f0 + ws[sx + 1] * f1 + ws[sx + 2] * f2
-                        + ws[sx + 3] * f3 + ws[sx + 4] * f4 + ws[sx + 5] * f5
-                    )
-                for i in range(nvj):
-                    t = 0.0
-                    for l in range(nvj):
-                        t += ws[dinv + nvj * i + l] * tmp[l]
-                    Minv[iv + i, j] = t
-                    ux = u6_off + 6 * (iv + i)
-                    f0 += ws[ux] * t
-                    f1 += ws[ux + 1] * t
-                    f2 += ws[ux + 2] * t
-                    f3 += ws[ux + 3] * t
-                    f4 += ws[ux + 4] * t
-                    f5 += ws[ux + 5] * t
-            if par >= 0:
-                # to the parent: f_p = R f ; n_p = R n + P x f_p
-                g3 = R00 * f3 + R01 * f4 + R02 * f5
-                g4 = R10 * f3 + R11 * f4 + R12 * f5
-                g5 = R20 * f3 + R21 * f4 + R22 * f5
-                buf[pbase + j] += R00 * f0 + R01 * f1 + R02 * f2 + P1 * g5 - P2 * g4
-                buf[pbase + nv + j] += R10 * f0 + R11 * f1 + R12 * f2 + P2 * g3 - P0 * g5
-                buf[pbase + 2 * nv + j] += R20 * f0 + R21 * f1 + R22 * f2 + P0 * g4 - P1 * g3
-                buf[pbase + 3 * nv + j] += g3
-                buf[pbase + 4 * nv + j] += g4
-                buf[pbase + 5 * nv + j] += g5
-    # forward pass: accelerations of all columns j >= iv (upper triangle)
-    for k in range(nl):
-        par = mi[k, MI_PARENT]
-        iv = mi[k, MI_IV]
-        nvj = mi[k, MI_NV]
-        e = end[k]
-        base = k * stride
-        w = k * WS_STRIDE
-        dinv = w + WS_DINV
-        R00 = ws[w + WS_R]
-        R01 = ws[w + WS_R + 1]
-        R02 = ws[w + WS_R + 2]
-        R10 = ws[w + WS_R + 3]
-        R11 = ws[w + WS_R + 4]
-        R12 = ws[w + WS_R + 5]
-        R20 = ws[w + WS_R + 6]
-        R21 = ws[w + WS_R + 7]
-        R22 = ws[w + WS_R + 8]
-        P0 = ws[w + WS_P]
-        P1 = ws[w + WS_P + 1]
-        P2 = ws[w + WS_P + 2]
-        pbase = par * stride
-        so = s_off + 6 * iv
-        uo = u6_off + 6 * iv
-        s0 = ws[so]
-        s1 = ws[so + 1]
-        s2 = ws[so + 2]
-        s3 = ws[so + 3]
-        s4 = ws[so + 4]
-        s5 = ws[so + 5]
-        u0 = ws[uo]
-        u1 = ws[uo + 1]
-        u2 = ws[uo + 2]
-        u3 = ws[uo + 3]
-        u4 = ws[uo + 4]
-        u5 = ws[uo + 5]
-        di = ws[dinv]
-        for j in range(iv, nv):
-            if par >= 0:
-                b0 = buf[pbase + j]
-                b1 = buf[pbase + nv + j]
-                b2 = buf[pbase + 2 * nv + j]
-                c0 = buf[pbase + 3 * nv + j] - (P1 * b2 - P2 * b1)
-                c1 = buf[pbase + 4 * nv + j] - (P2 * b0 - P0 * b2)
-                c2 = buf[pbase + 5 * nv + j] - (P0 * b1 - P1 * b0)
-                a0 = R00 * b0 + R10 * b1 + R20 * b2
-                a1 = R01 * b0 + R11 * b1 + R21 * b2
-                a2 = R02 * b0 + R12 * b1 + R22 * b2
-                a3 = R00 * c0 + R10 * c1 + R20 * c2
-                a4 = R01 * c0 + R11 * c1 + R21 * c2
-                a5 = R02 * c0 + R12 * c1 + R22 * c2
-            else:
-                a0 = 0.0
-                a1 = 0.0
-                a2 = 0.0
-                a3 = 0.0
-                a4 = 0.0
-                a5 = 0.0
-            inside = j < e
-            if nvj == 1:
-                t = Minv[iv, j] if inside else 0.0
-                qd = t - di * (u0 * a0 + u1 * a1 + u2 * a2 + u3 * a3 + u4 * a4 + u5 * a5)
-                Minv[iv, j] = qd
-                a0 += s0 * qd
-                a1 += s1 * qd
-                a2 += s2 * qd
-                a3 += s3 * qd
-                a4 += s4 * qd
-                a5 += s5 * qd
-            else:
-                for i in range(nvj):
-                    ux = u6_off + 6 * (iv + i)
-                    tmp[i] = (
-                        ws[ux] * a0 + ws[ux + 1] * a1 + ws[ux + 2] * a2
-                        + ws[ux + 3] * a3 + ws[ux + 4] * a4 + ws[ux + 5] * a5
-                    )
-                for i in range(nvj):
-                    acc = 0.0
-                    for l in range(nvj):
-                        acc += ws[dinv + nvj * i + l] * tmp[l]
-                    tmp[6 + i] = (Minv[iv + i, j] if inside else 0.0) - acc
-                for i in range(nvj):
-                    qd = tmp[6 + i]
-                    Minv[iv + i, j] = qd
-                    sx = s_off + 6 * (iv + i)
-                    a0 += ws[sx] * qd
-                    a1 += ws[sx + 1] * qd
-                    a2 += ws[sx + 2] * qd
-                    a3 += ws[sx + 3] * qd
-                    a4 += ws[sx + 4] * qd
-                    a5 += ws[sx + 5] * qd
-            buf[base + j] = a0
-            buf[base + nv + j] = a1
-            buf[base + 2 * nv + j] = a2
-            buf[base + 3 * nv + j] = a3
-            buf[base + 4 * nv + j] = a4
-            buf[base + 5 * nv + j] = a5
-    for r in range(nv):
-        for c in range(r):
-            Minv[r, c] = Minv[c, r]
-        for c in range(r, nv):
-            if not math.isfinite(Minv[r, c]):
-                return NOT_FINITE
-    return 0
 
 
 @njit(cache=True)
