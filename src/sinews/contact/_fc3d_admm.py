@@ -39,20 +39,30 @@ rho by more than a factor ``rho_ratio`` (at most every ``rho_every`` iterations)
 refactorises and re-enters the kernel with the state kept.
 
 Stopping: the natural-map error ||F_nat(r)|| / (1 + ||q||) is evaluated every iteration with
-the cheap W r above and, when it passes, confirmed with an explicit product W r + q.
+the cheap W r above and, when it passes, confirmed with an explicit product W r + q.  The
+verdict is then taken on the unscaled reactions by the careful checker of the user's problem
+(:mod:`sinews.contact._fc3d_exact`, the function behind ``natural_map_error``); if it fails, the
+kernel goes on with a lower internal target until the iteration cap.
+
+Large sparse W: :mod:`sinews.contact._fc3d_admm_sparse` runs the same iteration with Krylov
+solves on the CSR matrix (no densification, no factorisation).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 from scipy.linalg import lapack
 from numba import njit
 
+from ._fc3d_admm_sparse import admm_sparse_kernel
 from ._fc3d_cone import natural_map_sq_sum_scaled, project_cone
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _cone_project_inplace(z, mu):
     nc = mu.shape[0]
     for a in range(nc):
@@ -61,7 +71,7 @@ def _cone_project_inplace(z, mu):
         z[k], z[k + 1], z[k + 2] = project_cone(z[k], z[k + 1], z[k + 2], m)
 
 
-@njit(cache=True, fastmath={"reassoc", "contract"})
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def admm_kernel(W, Ainv, q, mu, c, st, params, info):
     """ADMM iterations with a fixed explicit inverse Ainv = (W + (rho+eta) I)^-1.
 
@@ -150,6 +160,8 @@ def admm_kernel(W, Ainv, q, mu, c, st, params, info):
             k = 3 * a
             s[k] = mu[a] * np.sqrt(u[k + 1] * u[k + 1] + u[k + 2] * u[k + 2])
         err = np.sqrt(natural_map_sq_sum_scaled(r, u, c, mu)) / scale
+        if not np.isfinite(err):  # overflow: no point in iterating on
+            break
         if err <= tol and (it % exact_every == 0):
             # confirm with an explicit product (the cheap W r can lose digits when rho is large)
             for i in range(m):
@@ -186,8 +198,8 @@ def _lambda_max(W, iters=10):
     x = np.full(m, 1.0 / np.sqrt(m))
     lam = 0.0
     for _ in range(iters):
-        y = W @ x
-        nrm = np.linalg.norm(y)
+        y = np.asarray(W @ x).ravel()
+        nrm = math.sqrt(float(y @ y))  # what np.linalg.norm computes, without its overhead
         if nrm == 0.0:
             return 0.0
         lam = nrm
@@ -207,71 +219,139 @@ def _shifted_inverse(W, sigma, symmetric):
                 low = np.tril(inv)
                 return np.ascontiguousarray(low + np.tril(inv, -1).T)
         A = W + sigma * np.eye(W.shape[0])
-    return np.ascontiguousarray(sla.inv(A, overwrite_a=True, check_finite=False))
+    try:
+        inv = sla.inv(A, overwrite_a=True, check_finite=False)
+    except (np.linalg.LinAlgError, ValueError):
+        inv = None
+    if inv is None or not np.all(np.isfinite(inv)):
+        raise ValueError("problem: W + sigma I is singular for the ADMM penalty sigma; W must be "
+                         "positive semi-definite")
+    return np.ascontiguousarray(inv)
 
 
-def admm_solve(W, q, mu, r0, tol, max_iter, rho, result_cls, *, eta=None, alpha=1.6,
-               rho_ratio=10.0, rho_every=20, max_factorizations=60, adapt=True, scale_contacts=True,
-               dual_warm_start=True):
-    """Drive :func:`admm_kernel`: factorise, iterate, refactorise on rho updates."""
+#: Smallest penalty of the sparse path, relative to lambda_max of the scaled W (it bounds the
+#: condition number of W + rho I that the Krylov solves face).
+RHO_MIN_SPARSE = 1e-4
+
+
+def _scaled(W, cc):
+    """C W C for dense or CSR W."""
+    if sp.issparse(W):
+        Wt = sp.csr_matrix(W, copy=True)
+        Wt.data *= cc[np.repeat(np.arange(W.shape[0]), np.diff(Wt.indptr))] * cc[Wt.indices]
+        return Wt
+    return np.ascontiguousarray(W * cc[:, None] * cc[None, :])
+
+
+def _csr_arrays(A):
+    return (np.asarray(A.indptr, dtype=np.int64), np.asarray(A.indices, dtype=np.int64),
+            np.asarray(A.data, dtype=np.float64))
+
+
+def admm_solve(W, q, mu, r0, tol, max_iter, rho, check, scale, *, eta=None, alpha=1.6,
+               rho_ratio=None, rho_every=20, max_factorizations=60, adapt=True,
+               scale_contacts=True, dual_warm_start=True):
+    """Drive the ADMM kernels; W is a dense C-contiguous array or a SciPy CSR matrix.
+
+    ``scale`` is 1 + ||q||.  ``check(r) -> (error, u)`` is the careful checker of the user's
+    problem: the kernels stop on their own (scaled) estimate, and the verdict is ``check``'s;
+    when it fails, the kernels go on with a lower internal target until ``max_iter``.  Returns
+    (r, u, error, iterations, converged, info).  The options are validated by the caller.
+    """
     m = q.shape[0]
+    sparse = sp.issparse(W)
+    if rho_ratio is None:  # penalty updates are cheap without a factorisation: rebalance sooner
+        rho_ratio = 5.0 if sparse else 10.0
     # per-contact scaling r = c_a r~ (cones are invariant): W~ = C W C, q~ = C q
     if scale_contacts:
-        d = np.diag(W).reshape(-1, 3).sum(axis=1) / 3.0
+        d = np.asarray(W.diagonal()).reshape(-1, 3).sum(axis=1) / 3.0
         c = 1.0 / np.sqrt(np.where(d > 0.0, d, 1.0))
     else:
         c = np.ones(m // 3)
     cc = np.repeat(c, 3)
-    Wt = np.ascontiguousarray(W * cc[:, None] * cc[None, :])
+    Wt = _scaled(W, cc)
     qt = q * cc
     lmax = _lambda_max(Wt)
-    if lmax <= 0.0:
+    if not (lmax > 0.0 and np.isfinite(lmax)):
         lmax = 1.0
     if eta is None:
         eta = 1e-6 * lmax
     if rho is None:
-        # geometric mean of the spectrum ends, with the proximal term as the floor
-        rho = np.sqrt(lmax * max(eta, 1e-4 * lmax))
-    if not (rho > 0 and np.isfinite(rho)):
-        raise ValueError(f"rho: must be a positive number, got {rho}")
-    if not (eta >= 0 and np.isfinite(eta)):
-        raise ValueError(f"eta: must be a finite number >= 0, got {eta}")
-    if not (0.0 < alpha < 2.0):
-        raise ValueError(f"alpha: must lie in (0, 2), got {alpha}")
-    if not (rho_ratio > 1.0 and int(rho_every) >= 1 and int(max_factorizations) >= 1):
-        raise ValueError("rho_ratio, rho_every, max_factorizations: need > 1, >= 1, >= 1")
-    st = np.zeros((6, m))
+        # geometric mean of the spectrum ends, with the proximal term as the floor; the sparse
+        # path starts higher (its solves are cheaper and better conditioned there, and large
+        # problems cannot afford many penalty updates)
+        rho = np.sqrt(lmax * max(eta, (1e-3 if sparse else 1e-4) * lmax))
+    st = np.zeros((13 if sparse else 6, m))
     st[0] = r0 / cc
     st[1] = st[0]
     # De Saxcé term of the warm start (scaled velocities u~ = C u)
-    u0 = Wt @ st[0] + qt
+    u0 = np.asarray(Wt @ st[0]).ravel() + qt
     st[3, 0::3] = mu * np.hypot(u0[1::3], u0[2::3])
     if dual_warm_start:
         # at a solution y = -(u + s): start the multiplier there
         st[2] = -(u0 + st[3])
-    scale = 1.0 + np.linalg.norm(q)
-    info = np.zeros(4)
+    # symmetric up to rounding (many files store W with ~1e-16 asymmetry): solve with the
+    # symmetric part; the cheap W r of the kernels is then off by ~1e-12 relative at most, and
+    # convergence is always confirmed with the exact product
+    if sparse:
+        D = abs(Wt - Wt.T)
+        asym = D.max() if D.nnz else 0.0
+        wmax = abs(Wt).max() if Wt.nnz else 0.0
+    else:
+        asym = np.abs(Wt - Wt.T).max()
+        wmax = np.abs(Wt).max()
+    symmetric = bool(asym <= 1e-12 * max(wmax, 1e-300))
+    Wf = 0.5 * (Wt + Wt.T) if symmetric and asym > 0.0 else Wt
+    target = tol
     it = 0
     nfact = 0
-    # symmetric up to rounding (many files store W with ~1e-16 asymmetry): factor the symmetric
-    # part with Cholesky; the cheap W r of the kernel is then off by ~1e-12 relative at most, and
-    # convergence is always confirmed with the exact product
-    asym = np.abs(Wt - Wt.T).max()
-    symmetric = bool(asym <= 1e-12 * max(np.abs(Wt).max(), 1e-300))
-    Wf = 0.5 * (Wt + Wt.T) if symmetric and asym > 0.0 else Wt
-    while True:
-        Ainv = _shifted_inverse(Wf, rho + eta, symmetric)
-        nfact += 1
-        params = np.array([tol, max_iter, rho, eta, alpha, scale, rho_ratio, rho_every, it,
-                           1.0 if (adapt and nfact < max_factorizations) else 0.0])
-        admm_kernel(Wt, Ainv, qt, mu, c, st, params, info)
-        it = int(info[0])
-        status = int(info[2])
-        if status != 2:
-            break
-        rho = float(info[3])
-    r = st[0] * cc
-    u = W @ r + q
-    converged = status == 0
-    return result_cls(r, u, float(info[1]), it, converged, "admm",
-                      {"rho": rho, "eta": eta, "factorizations": nfact})
+    info = np.zeros(6)
+    if sparse:
+        Wk = _csr_arrays(Wt)
+        A = Wk if Wf is Wt else _csr_arrays(sp.csr_matrix(Wf))
+        del Wf
+        krylov = 0
+        updates = 0
+        while True:
+            params = np.array([target, max_iter, rho, eta, alpha, scale, rho_ratio, rho_every, it,
+                               float(max(max_factorizations - 1 - updates, 0) if adapt else 0),
+                               1.0 if symmetric else 0.0, float(min(max(50, m // 10), 500)),
+                               RHO_MIN_SPARSE * lmax])
+            admm_sparse_kernel(*A, *Wk, qt, mu, c, st, params, info)
+            it = int(info[0])
+            rho = float(info[3])
+            updates += int(info[4])
+            krylov += int(info[5])
+            r = st[0] * cc
+            err, u = check(r)
+            if int(info[2]) != 0 or err <= tol or it >= max_iter:
+                break
+            target = 0.5 * min(target, tol * tol / err)
+        extra = {"rho_updates": updates, "krylov_iterations": krylov,
+                 "linear_solver": "pcg" if symmetric else "bicgstab"}
+        nfact = updates + 1
+    else:
+        Ainv = None
+        while True:
+            if Ainv is None:
+                Ainv = _shifted_inverse(Wf, rho + eta, symmetric)
+                nfact += 1
+            params = np.array([target, max_iter, rho, eta, alpha, scale, rho_ratio, rho_every, it,
+                               1.0 if (adapt and nfact < max_factorizations) else 0.0])
+            admm_kernel(Wt, Ainv, qt, mu, c, st, params, info)
+            it = int(info[0])
+            status = int(info[2])
+            if status == 2:
+                rho = float(info[3])
+                Ainv = None
+                continue
+            r = st[0] * cc
+            err, u = check(r)
+            if status != 0 or err <= tol or it >= max_iter:
+                break
+            target = 0.5 * min(target, tol * tol / err)
+        extra = {}
+    converged = bool(err <= tol)
+    out = {"rho": float(rho), "eta": float(eta), "factorizations": nfact}
+    out.update(extra)
+    return r, u, err, it, converged, out

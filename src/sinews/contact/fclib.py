@@ -11,14 +11,17 @@ mu (n_c), find the reaction r and the relative velocity u with
 with K_mu = {r : ||r_t|| <= mu r_n} and its dual K*_mu = {u : mu ||u_t|| <= u_n}, contact by
 contact.  This is exactly Signorini's condition plus Coulomb's law with maximal dissipation.
 
-Error measure (the project's independent checker, :func:`natural_map_error`)::
+Error measure (the project's checker, :func:`natural_map_error`)::
 
     error(r) = ||F_nat(r)||_2 / (1 + ||q||_2),     F_nat(r)_a = r_a - P_{K_mu_a}(r_a - û_a),
 
 the relative natural-map residual computed by Siconos' ``fc3d_compute_error`` and used in
 Acary, Brémond & Huber (2018) to compare solvers on FCLib (normalisation ``1 + ||q||``, so it is
 relative for ||q|| >> 1 and absolute for ||q|| << 1).  ``relative_to="q"`` gives the stricter
-``||F_nat|| / ||q||`` variant quoted in the same paper.
+``||F_nat|| / ||q||`` variant quoted in the same paper.  It is evaluated carefully (a rounding
+bound, and double-double arithmetic where the bound is not small; see
+:mod:`sinews.contact._fc3d_exact`), and every solver's final ``error`` and ``converged`` come from
+this same function applied to the returned reactions.
 
 Solvers (one shared :class:`FrictionContactResult`):
 
@@ -30,18 +33,28 @@ Solvers (one shared :class:`FrictionContactResult`):
   Handles the rank-deficient, badly scaled Delassus matrices where PGS stalls.
 * :func:`solve` -- PGS while its error keeps falling, then ADMM warm-started from PGS's reactions.
 
+Small problems are solved on a dense W, large sparse ones on the CSR matrix (PGS sweeps the
+rows, ADMM solves its linear systems by preconditioned Krylov iterations), never densified.
+
 Readers: :func:`read_fclib` (HDF5; global problems condensed to W = H^T M^-1 H,
 q = H^T M^-1 f + w), :func:`read_siconos_dat` (Siconos fc2d/fc3d ``.dat``), :func:`load_problem`.
+
+Thread safety: problems are immutable (frozen attributes, read-only arrays) and may be shared
+between threads; every call allocates its own work arrays, and the kernels release the GIL.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+
+from .._checks import real_array
+from ._fc3d_checks import boolean, integer, one_of, positive_real, real_in
 
 __all__ = [
     "FrictionContactProblem",
@@ -57,26 +70,53 @@ __all__ = [
     "solve",
 ]
 
-
 # --------------------------------------------------------------------------------------------
 # Problem and result
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass
+def _readonly(a):
+    a.flags.writeable = False
+    return a
+
+
+def _sparse_W(W, m):
+    if W.dtype.kind not in "iuf":
+        raise ValueError(f"W must contain real numbers, got dtype {W.dtype}")
+    if W.shape != (m, m):
+        raise ValueError(f"W: shape {W.shape} does not match q of length {m}")
+    try:
+        if hasattr(W, "check_format"):  # CSR/CSC/BSR: SciPy's conversions trust the indices
+            W = W.copy()
+            W.check_format(full_check=True)
+        A = sp.csr_matrix(W, dtype=np.float64, copy=True)
+        A.check_format(full_check=True)
+    except (ValueError, IndexError, TypeError) as exc:
+        raise ValueError(f"W: invalid sparse structure ({exc})") from None
+    A.sum_duplicates()
+    if not np.all(np.isfinite(A.data)):
+        raise ValueError("W contains NaN or infinity")
+    for a in (A.data, A.indices, A.indptr):
+        _readonly(a)
+    return A
+
+
+@dataclass(frozen=True, eq=False)
 class FrictionContactProblem:
     """A local frictional contact problem ``u = W r + q``, ``K* ∋ û ⊥ r ∈ K`` (FCLib order [n, t]).
 
     Attributes:
-        W: (m, m) Delassus matrix, a dense ``ndarray`` or a SciPy sparse matrix.
+        W: (m, m) Delassus matrix, a dense ``ndarray`` or a SciPy CSR matrix.
         q: (m,) free relative velocity.
-        mu: (contacts,) friction coefficients.
+        mu: (contacts,) friction coefficients (finite, >= 0).
         dimension: 3 (or 2 for planar problems).
         name: a label (file stem).
         kind: ``"local"`` or ``"global"`` (condensed from the FCLib global form).
 
-    The arrays are validated and converted once, at construction; treat the problem as
-    immutable afterwards (a few derived quantities are cached).
+    The arrays are validated and copied at construction (real numbers only, finite, consistent
+    sizes, at least one contact; every error a ``ValueError`` naming the argument), stored
+    read-only, and the attributes cannot be reassigned: a problem is immutable, and safe to share
+    between threads.  A few derived quantities are cached.
     """
 
     W: object
@@ -87,33 +127,52 @@ class FrictionContactProblem:
     kind: str = "local"
 
     def __post_init__(self):
-        if self.dimension not in (2, 3):
-            raise ValueError(f"dimension must be 2 or 3, got {self.dimension}")
-        if sp.issparse(self.W):
-            self.W = sp.csr_matrix(self.W, dtype=np.float64)
-        else:
-            self.W = np.array(self.W, dtype=np.float64, order="C")
-            if self.W.ndim != 2:
-                raise ValueError("W must be a 2-D matrix")
-        self.q = np.array(self.q, dtype=np.float64).ravel()
-        self.mu = np.array(self.mu, dtype=np.float64).ravel()
-        m = self.q.shape[0]
-        if m % self.dimension:
-            raise ValueError(f"q: length {m} is not a multiple of dimension {self.dimension}")
-        if self.W.shape != (m, m):
-            raise ValueError(f"W: shape {self.W.shape} does not match q of length {m}")
-        if self.mu.shape[0] != m // self.dimension:
-            raise ValueError(f"mu: {self.mu.shape[0]} coefficients for {m // self.dimension} contacts")
-        Wdata = self.W.data if sp.issparse(self.W) else self.W
-        if not np.all(np.isfinite(Wdata)):
-            raise ValueError("W: contains NaN or infinite entries")
-        if not np.all(np.isfinite(self.q)):
-            raise ValueError("q: contains NaN or infinite entries")
-        if not np.all(np.isfinite(self.mu)) or np.any(self.mu < 0):
+        set_ = object.__setattr__
+        dim = integer(self.dimension, "dimension", 2, 3)
+        set_(self, "dimension", dim)
+        if not isinstance(self.name, str):
+            raise ValueError(f"name must be a string, got {type(self.name).__name__}")
+        one_of(self.kind, "kind", ("local", "global"))
+        q = real_array(self.q, "q", ndim=1)
+        m = q.shape[0]
+        if m == 0:
+            raise ValueError("q: a problem needs at least one contact (q is empty)")
+        if m % dim:
+            raise ValueError(f"q: length {m} is not a multiple of dimension {dim}")
+        mu = real_array(self.mu, "mu")
+        if mu.ndim > 1:
+            raise ValueError(f"mu must be a 1-D array, got shape {mu.shape}")
+        mu = mu.ravel()
+        if mu.shape[0] != m // dim:
+            raise ValueError(f"mu: {mu.shape[0]} coefficients for {m // dim} contacts")
+        if np.any(mu < 0):
             raise ValueError("mu: friction coefficients must be finite and >= 0")
-        self._norm_q = float(np.linalg.norm(self.q))
-        self._diag_positive = bool(np.all(self.W.diagonal() > 0.0))
-        self._dense = None
+        if sp.issparse(self.W):
+            W = _sparse_W(self.W, m)
+        else:
+            W = real_array(self.W, "W", ndim=2)
+            if W.shape != (m, m):
+                raise ValueError(f"W: shape {W.shape} does not match q of length {m}")
+        # own copies: later changes to the caller's arrays cannot reach the problem.  The
+        # attributes are read-only views; the kernels get the private writeable arrays (Numba
+        # dispatches read-only arrays more slowly), which nothing ever writes to.
+        from ._fc3d_exact import safe_norm
+
+        q = q.copy()
+        mu = mu.copy()
+        norm_q = float(safe_norm(q))
+        if not math.isfinite(norm_q):
+            raise ValueError("q: its norm overflows the double range")
+        Wd = None
+        if not sp.issparse(W):
+            Wd = W.copy()
+            W = _readonly(Wd.view())
+        # lazily built caches are single attributes assigned once (atomic for other threads)
+        for name, value in (("W", W), ("q", _readonly(q.view())), ("mu", _readonly(mu.view())),
+                            ("_q", q), ("_mu", mu), ("_dense", None if Wd is None else (Wd, W)),
+                            ("_norm_q", norm_q), ("_csr", None), ("_sparse", Wd is None),
+                            ("_diag_positive", bool(np.all(W.diagonal() > 0.0)))):
+            set_(self, name, value)
 
     @property
     def contacts(self) -> int:
@@ -124,15 +183,32 @@ class FrictionContactProblem:
         return self.q.shape[0]
 
     def dense_W(self) -> np.ndarray:
-        """W as a C-contiguous dense array (for sparse W, a copy made once and cached)."""
-        if sp.issparse(self.W):
-            if self._dense is None:
-                self._dense = np.ascontiguousarray(self.W.toarray())
-            return self._dense
-        return self.W
+        """W as a read-only C-contiguous dense array (for sparse W, a copy made once and cached:
+        m^2 * 8 bytes; the solvers never need it for large sparse problems)."""
+        return (self._dense or self._build_dense())[1]
+
+    def _dense_arrays(self):
+        """The private (writeable, never written) dense W that the kernels read."""
+        return (self._dense or self._build_dense())[0]
+
+    def _build_dense(self):
+        Wd = np.ascontiguousarray(self.W.toarray(), dtype=np.float64)
+        pair = (Wd, _readonly(Wd.view()))
+        object.__setattr__(self, "_dense", pair)
+        return pair
+
+    def _csr_arrays(self):
+        """(indptr, indices, data) of W in CSR form, int64 indices, cached (private)."""
+        if self._csr is None:
+            A = self.W if self._sparse else sp.csr_matrix(self._dense[0])
+            arrays = tuple(np.array(x, dtype=t) for x, t in
+                           ((A.indptr, np.int64), (A.indices, np.int64), (A.data, np.float64)))
+            object.__setattr__(self, "_csr", arrays)
+        return self._csr
 
     def velocity(self, r) -> np.ndarray:
-        """u = W r + q."""
+        """u = W r + q (plain double precision)."""
+        r = _check_r(self, r)
         return np.asarray(self.W @ r).ravel() + self.q
 
 
@@ -142,12 +218,14 @@ class FrictionContactResult:
 
     Attributes:
         r: (m,) reactions, [n, t1, t2] per contact.
-        u: (m,) relative velocities W r + q.
-        error: natural-map error ||F_nat(r)|| / (1 + ||q||) at exit (see :func:`natural_map_error`).
+        u: (m,) relative velocities W r + q (evaluated carefully, as the error).
+        error: natural-map error ||F_nat(r)|| / (1 + ||q||) of ``r`` for the problem passed in,
+            exactly what :func:`natural_map_error` returns for it.
         iterations: sweeps (PGS) or ADMM iterations performed.
-        converged: error <= tol.
+        converged: ``error <= tol``.
         solver: name of the method.
-        info: solver-specific diagnostics (e.g. final penalty, factorisations).
+        info: solver-specific diagnostics (e.g. final penalty, factorisations, ``"path"``:
+            ``"dense"`` or ``"sparse"``).
     """
 
     r: np.ndarray
@@ -164,67 +242,152 @@ class FrictionContactResult:
 # --------------------------------------------------------------------------------------------
 
 
+def _path(path):
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise ValueError("path must be a file path (str or os.PathLike), "
+                         f"got {type(path).__name__}")
+    try:
+        p = Path(os.fsdecode(path))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"path: invalid file path ({exc})") from None
+    if not p.is_file():
+        raise ValueError(f"path: no such file {p}")
+    return p
+
+
+def _read(path, reader, kind):
+    path = _path(path)
+    try:
+        a = reader(path)
+        return FrictionContactProblem(a["W"], a["q"], a["mu"], a["dimension"], path.stem,
+                                      a.get("kind", kind))
+    except ValueError as exc:
+        raise ValueError(f"path: {path}: {exc}") from None
+    except OSError as exc:
+        raise ValueError(f"path: {path}: cannot be read ({exc.strerror or exc})") from None
+    except MemoryError:
+        raise ValueError(f"path: {path}: the problem it describes does not fit in memory") from None
+
+
 def read_fclib(path) -> FrictionContactProblem:
-    """Read an FCLib HDF5 file (local, or global condensed to local form)."""
+    """Read an FCLib HDF5 file (local, or global condensed to local form; W stays sparse).
+
+    Every size, index and value is validated before use; a malformed or unreadable file raises
+    ``ValueError`` naming the path and what is wrong.
+    """
     from ._fc3d_io import read_fclib_arrays
 
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"path: no such file {path}")
-    a = read_fclib_arrays(path)
-    return FrictionContactProblem(a["W"], a["q"], a["mu"], a["dimension"], path.stem, a["kind"])
+    return _read(path, read_fclib_arrays, "local")
 
 
 def read_siconos_dat(path) -> FrictionContactProblem:
-    """Read a Siconos fc2d/fc3d ``.dat`` problem (dense W)."""
+    """Read a Siconos fc2d/fc3d ``.dat`` problem (dense W; sparse-block files above 2048 rows
+    stay sparse).  Malformed files raise ``ValueError`` naming the path and what is wrong."""
     from ._fc3d_io import read_siconos_dat_arrays
 
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"path: no such file {path}")
-    a = read_siconos_dat_arrays(path)
-    return FrictionContactProblem(a["W"], a["q"], a["mu"], a["dimension"], path.stem, "local")
+    return _read(path, read_siconos_dat_arrays, "local")
 
 
 def load_problem(path) -> FrictionContactProblem:
     """Dispatch on the suffix: ``.hdf5``/``.h5`` -> :func:`read_fclib`, otherwise ``.dat``."""
-    path = Path(path)
-    if path.suffix in (".hdf5", ".h5"):
-        return read_fclib(path)
-    return read_siconos_dat(path)
+    p = _path(path)
+    if p.suffix.lower() in (".hdf5", ".h5"):
+        return read_fclib(p)
+    return read_siconos_dat(p)
 
 
 # --------------------------------------------------------------------------------------------
-# Independent error checker (pure NumPy; deliberately shares no code with the solver kernels)
+# The error checker (shared by natural_map_error and the solvers' final verdicts)
 # --------------------------------------------------------------------------------------------
 
 
 def project_on_cone(r, mu, dimension=3):
-    """Euclidean projection of stacked reactions onto the Coulomb cones K_mu (vectorised)."""
-    r = np.asarray(r, dtype=np.float64).reshape(-1, dimension)
-    mu = np.asarray(mu, dtype=np.float64).ravel()
-    rn = r[:, 0]
-    rt = r[:, 1:]
-    t = np.sqrt(np.sum(rt * rt, axis=1))
-    out = r.copy()
-    inside = t <= mu * rn
-    polar = ~inside & (mu * t <= -rn)
+    """Euclidean projection of stacked reactions onto the Coulomb cones K_mu (vectorised).
+
+    Args:
+        r: (contacts * dimension,) reactions, or a (contacts, dimension) array (same shape out).
+        mu: (contacts,) friction coefficients >= 0, or one number for every contact.
+        dimension: 2 or 3.
+
+    Each contact is rescaled by a power of two before the projection (exact), so extreme
+    magnitudes neither overflow nor lose accuracy.
+    """
+    d = integer(dimension, "dimension", 2, 3)
+    x = real_array(r, "r")
+    if x.ndim == 2:
+        if x.shape[1] != d:
+            raise ValueError(f"r must have shape (contacts, {d}), got {x.shape}")
+    elif x.ndim != 1 or x.shape[0] % d:
+        raise ValueError(f"r must be a 1-D array of length a multiple of {d}, got shape {x.shape}")
+    R = x.reshape(-1, d)
+    nc = R.shape[0]
+    mu = real_array(mu, "mu")
+    if mu.ndim == 0:
+        mu = np.full(nc, float(mu))
+    elif mu.shape != (nc,):
+        raise ValueError(f"mu must be one number or have shape ({nc},), got {mu.shape}")
+    if np.any(mu < 0):
+        raise ValueError("mu: friction coefficients must be >= 0")
+    big = np.abs(R).max(axis=1) if nc else np.zeros(0)
+    k = np.where(big > 0, np.frexp(np.where(big > 0, big, 1.0))[1], 0)
+    Z = np.ldexp(R, -k[:, None])  # entries in [-1, 1]
+    zn = Z[:, 0]
+    t = np.hypot(Z[:, 1], Z[:, 2]) if d == 3 else np.abs(Z[:, 1])
+    inside = t <= mu * zn
+    polar = ~inside & (mu * t <= -zn)
     side = ~(inside | polar)
+    out = Z.copy()
     out[polar] = 0.0
-    a = (rn[side] + mu[side] * t[side]) / (1.0 + mu[side] ** 2)
+    ms = mu[side]
+    zs = zn[side]
+    ts = t[side]
+    small = ms <= 1.0
+    a = np.empty(ms.shape)  # (z_n + mu t) / (1 + mu^2), divided by mu above 1 (no overflow)
+    a[small] = (zs[small] + ms[small] * ts[small]) / (1.0 + ms[small] ** 2)
+    big = ~small
+    a[big] = (zs[big] / ms[big] + ts[big]) / (1.0 / ms[big] + ms[big])
     out[side, 0] = a
-    out[side, 1:] = (mu[side] * a / t[side])[:, None] * rt[side]
-    return out.ravel()
+    out[side, 1:] = (ms * a / ts)[:, None] * Z[side, 1:]
+    out = np.ldexp(out, k[:, None])
+    if not np.all(np.isfinite(out)):
+        raise ValueError("r: its projection overflows the double range")
+    return out.reshape(x.shape)
+
+
+_EXACT = None
+
+
+def _careful(problem, r, scale, tol=0.0, dense=None, floor=None):
+    """(error, u, F) of reactions r by the careful checker; dense=None picks W's own form;
+    floor=None is the default normalisation's 2^-50 (1 + ||q||)."""
+    global _EXACT
+    if _EXACT is None:  # Numba is imported (and the kernels loaded) on first use
+        from ._fc3d_exact import FLOOR_REL, careful_error_csr, careful_error_dense
+
+        _EXACT = (FLOOR_REL, careful_error_dense, careful_error_csr)
+    FLOOR_REL, careful_error_dense, careful_error_csr = _EXACT
+    if floor is None:
+        floor = FLOOR_REL * (1.0 + problem._norm_q)
+
+    m = problem.size
+    u = np.empty(m)
+    F = np.empty(m)
+    work = np.empty(m)
+    if dense is None:  # both forms give bitwise the same value; use the cheaper one
+        dense = problem._dense is not None
+    if dense:
+        err, _ = careful_error_dense(problem._dense_arrays(), problem._q, problem._mu, r,
+                                     problem.dimension, scale, tol, floor, u, F, work)
+    else:
+        err, _ = careful_error_csr(*problem._csr_arrays(), problem._q, problem._mu, r,
+                                   problem.dimension, scale, tol, floor, u, F, work)
+    return float(err), u, F
 
 
 def natural_map_residual(problem: FrictionContactProblem, r) -> np.ndarray:
-    """F_nat(r) = r - P_K(r - û(W r + q)), stacked per contact."""
+    """F_nat(r) = r - P_K(r - û(W r + q)), stacked per contact (evaluated carefully)."""
     r = _check_r(problem, r)
-    d = problem.dimension
-    u = problem.velocity(r).reshape(-1, d)
-    uhat = u.copy()
-    uhat[:, 0] += problem.mu * np.sqrt(np.sum(u[:, 1:] ** 2, axis=1))
-    return r - project_on_cone(r - uhat.ravel(), problem.mu, d)
+    return _careful(problem, r, 1.0, floor=0.0)[2]
 
 
 def natural_map_error(problem: FrictionContactProblem, r, *, relative_to="1+q") -> float:
@@ -232,98 +395,82 @@ def natural_map_error(problem: FrictionContactProblem, r, *, relative_to="1+q") 
 
     ``relative_to="1+q"`` (default, Siconos/FCLib): ||F_nat(r)|| / (1 + ||q||);
     ``"q"``: ||F_nat(r)|| / ||q||; ``"none"``: ||F_nat(r)||.
+
+    The value is that of exact arithmetic on the given doubles to about three digits or better:
+    W r + q and F_nat are evaluated in double precision with a rounding-error bound, and again in
+    double-double arithmetic (about 106 bits) when the bound is not below 2^-10 of the result --
+    ill-conditioned W with large reactions, where plain W r + q loses its digits to cancellation.
+    (Under the default normalisation, errors below the rounding level of the data are exact to
+    an absolute 2^-50 ~ 8.9e-16 instead.)  A W r + q that overflows the double range gives
+    ``inf``.  The solvers' final ``error`` and ``converged`` come from this same evaluation.
     """
-    res = np.linalg.norm(natural_map_residual(problem, r))
-    nq = float(np.linalg.norm(problem.q))
-    if relative_to == "1+q":
-        return float(res / (1.0 + nq))
-    if relative_to == "q":
-        return float(res / nq) if nq > 0 else float(res)
-    if relative_to == "none":
-        return float(res)
-    raise ValueError(f"relative_to: expected '1+q', 'q' or 'none', got {relative_to!r}")
+    one_of(relative_to, "relative_to", ("1+q", "q", "none"))
+    r = _check_r(problem, r)
+    nq = problem._norm_q
+    scale = 1.0 + nq if relative_to == "1+q" else (nq if relative_to == "q" and nq > 0 else 1.0)
+    return _careful(problem, r, scale, floor=None if relative_to == "1+q" else 0.0)[0]
 
 
-def _check_r(problem, r):
+def _check_problem(problem, solver=False):
     if not isinstance(problem, FrictionContactProblem):
-        raise ValueError("problem: expected a FrictionContactProblem")
-    r = np.asarray(r, dtype=np.float64).ravel()
-    if r.shape[0] != problem.size:
-        raise ValueError(f"r: length {r.shape[0]} does not match problem size {problem.size}")
-    if not np.all(np.isfinite(r)):
-        raise ValueError("r: contains NaN or infinite entries")
-    return r
-
-
-def _kernels():
-    """The private solver modules, imported on first use (Numba compiles lazily)."""
-    global _KERNELS
-    if _KERNELS is None:
-        from . import _fc3d_pgs
-
-        _KERNELS = _fc3d_pgs
-    return _KERNELS
-
-
-_KERNELS = None
-
-
-def _check_W(problem, W):
-    if W is problem.W or W is problem._dense:
-        return W
-    if not (isinstance(W, np.ndarray) and W.shape == (problem.size, problem.size)
-            and W.dtype == np.float64 and W.flags.c_contiguous):
-        raise ValueError("W: expected the problem's W as a C-contiguous float64 (m, m) array")
-    return W
-
-
-def _check_solver_args(problem, tol, max_iter, r0):
-    """Validate the common solver arguments; return a fresh (2m,) buffer [r0 | scratch]."""
-    if type(problem) is not FrictionContactProblem and not isinstance(problem, FrictionContactProblem):
-        raise ValueError("problem: expected a FrictionContactProblem")
-    if problem.dimension != 3:
+        raise ValueError("problem: expected a FrictionContactProblem, "
+                         f"got {type(problem).__name__}")
+    if solver and problem.dimension != 3:
         raise ValueError("problem: the solvers handle 3-D contact only (dimension=3)")
-    if not (type(tol) is float or isinstance(tol, (int, np.floating))) or not (0.0 < tol < math.inf):
-        raise ValueError(f"tol: must be a positive number, got {tol}")
-    if max_iter < 1:
-        raise ValueError(f"max_iter: must be >= 1, got {max_iter}")
-    m = problem.q.shape[0]
-    buf = np.zeros(2 * m)
-    if r0 is not None:
-        buf[:m] = _check_r(problem, r0)
-    return buf
+    return problem
+
+
+def _check_r(problem, r, name="r"):
+    _check_problem(problem)
+    x = real_array(r, name, finite=False)
+    if x.ndim != 1 or x.shape[0] != problem.size:
+        raise ValueError(f"{name}: shape {x.shape} does not match the problem size "
+                         f"({problem.size},)")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return x
 
 
 # --------------------------------------------------------------------------------------------
 # Solvers
 # --------------------------------------------------------------------------------------------
 
+from ._fc3d_drive import DENSE_MAX_SIZE, admm_on, pgs_on, solve_auto, use_dense  # noqa: E402,F401
+
 
 def solve_pgs(problem, *, tol=1e-8, max_iter=5000, omega=1.0, r0=None, W=None, check_every=10):
     """Projected Gauss-Seidel on circular cones (see :mod:`sinews.contact._fc3d_pgs`).
 
     Args:
-        problem: a 3-D :class:`FrictionContactProblem`.
-        tol: target natural-map error ||F_nat|| / (1 + ||q||).
-        max_iter: maximum number of sweeps.
+        problem: a 3-D :class:`FrictionContactProblem` (W_ii > 0 needed).
+        tol: target natural-map error ||F_nat|| / (1 + ||q||), a finite number > 0.
+        max_iter: maximum number of sweeps (an integer >= 1).
         omega: over-relaxation factor in (0, 2).
         r0: warm start (m,), default zero.
-        W: optional pre-densified C-contiguous W (to amortise a sparse -> dense copy).
-        check_every: evaluate the true error at least every this many sweeps.
+        W: optional: the problem's own W in another representation -- a dense array (e.g.
+            ``problem.dense_W()``) forces the dense kernel, a SciPy sparse matrix the sparse one.
+            It must equal ``problem.W`` entry for entry (``ValueError`` otherwise); the error is
+            always that of ``problem``.  Default: chosen from W's form, size and density (see
+            :mod:`sinews.contact._fc3d_drive`; large sparse W is never densified).
+        check_every: evaluate the error at least every this many sweeps (integer >= 1).
+
+    The returned ``error`` and ``converged`` are those of :func:`natural_map_error` on the
+    returned reactions.
     """
-    buf = _check_solver_args(problem, tol, max_iter, r0)
-    if not (0.0 < omega < 2.0):
-        raise ValueError(f"omega: must lie in (0, 2), got {omega}")
+    _check_problem(problem, True)
+    tol = positive_real(tol, "tol")
+    max_iter = integer(max_iter, "max_iter")
+    omega = real_in(omega, "omega", 0.0, 2.0)
+    check_every = integer(check_every, "check_every")
+    r = _start(problem, r0)
     if not problem._diag_positive:
         raise ValueError("problem: W has a non-positive diagonal entry; PGS needs W_ii > 0")
-    Wd = problem.dense_W() if W is None else _check_W(problem, W)
-    m = problem.q.shape[0]
-    r = buf[:m]
-    u = buf[m:]
-    params = np.array([tol, max_iter, omega, max(1, int(check_every)), 1.0 + problem._norm_q,
-                       0.0, 0.0, 0.0])
-    _kernels().pgs_kernel(Wd, problem.q, problem.mu, r, u, params)
-    return FrictionContactResult(r, u, float(params[6]), int(params[5]), bool(params[7]), "pgs")
+    dense = use_dense(problem, W, True)
+    return pgs_on(problem, dense, r, tol, max_iter, omega, check_every, True, FrictionContactResult)
+
+
+_ADMM_OPTIONS = ("eta", "alpha", "rho_ratio", "rho_every", "max_factorizations", "adapt",
+                 "scale_contacts", "dual_warm_start")
 
 
 def solve_admm(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, rho=None, **options):
@@ -331,20 +478,58 @@ def solve_admm(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, rho=None, *
 
     Args:
         problem: a 3-D :class:`FrictionContactProblem`.
-        tol: target natural-map error ||F_nat|| / (1 + ||q||).
-        max_iter: maximum number of ADMM iterations.
+        tol: target natural-map error ||F_nat|| / (1 + ||q||), a finite number > 0.
+        max_iter: maximum number of ADMM iterations (an integer >= 1).
         r0: warm start (m,), default zero (the multiplier starts at -(u + s) of r0).
-        W: optional pre-densified C-contiguous W.
-        rho: initial penalty (default: sqrt(lambda_max * 1e-4 lambda_max) of the scaled W).
-        **options: ``eta`` (proximal weight, default 1e-6 lambda_max), ``alpha`` (over-relaxation
-            in (0, 2), default 1.6), ``rho_ratio`` (10), ``rho_every`` (20), ``max_factorizations``
-            (60), ``adapt`` (True), ``scale_contacts`` (True), ``dual_warm_start`` (True).
-    """
-    from ._fc3d_admm import admm_solve
+        W: optional: the problem's own W in another representation (see :func:`solve_pgs`).
+        rho: initial penalty > 0 (default: sqrt(lambda_max * 1e-4 lambda_max) of the scaled W).
+        **options: ``eta`` (proximal weight >= 0, default 1e-6 lambda_max), ``alpha``
+            (over-relaxation in (0, 2), default 1.6), ``rho_ratio`` (> 1, default 10 dense,
+            5 sparse),
+            ``rho_every`` (integer >= 1, default 20), ``max_factorizations`` (integer >= 1,
+            default 60; on the sparse path, the number of penalty updates + 1), ``adapt``,
+            ``scale_contacts``, ``dual_warm_start`` (booleans, default True).  Any other name
+            raises ``ValueError``.
 
-    r = _check_solver_args(problem, tol, max_iter, r0)[: problem.size].copy()
-    Wd = problem.dense_W() if W is None else _check_W(problem, W)
-    return admm_solve(Wd, problem.q, problem.mu, r, tol, int(max_iter), rho, FrictionContactResult, **options)
+    Dense W: an explicit inverse of W + (rho + eta) I per penalty; large sparse W: Krylov solves
+    on the CSR matrix.  ``error`` and ``converged`` are those of :func:`natural_map_error` on the
+    returned reactions.
+    """
+    _check_problem(problem, True)
+    tol = positive_real(tol, "tol")
+    max_iter = integer(max_iter, "max_iter")
+    opts = _admm_options(rho, options)
+    r = _start(problem, r0)
+    dense = use_dense(problem, W, False)
+    return admm_on(problem, dense, r, tol, max_iter, opts, FrictionContactResult)
+
+
+def _admm_options(rho, options):
+    for name in options:
+        if name not in _ADMM_OPTIONS:
+            raise ValueError(f"{name}: unknown option of solve_admm (expected one of "
+                             f"{', '.join(_ADMM_OPTIONS)})")
+    out = {"rho": None if rho is None else positive_real(rho, "rho")}
+    if options.get("eta") is not None:
+        out["eta"] = real_in(options["eta"], "eta", 0.0, math.inf, lo_open=False)
+    if "alpha" in options:
+        out["alpha"] = real_in(options["alpha"], "alpha", 0.0, 2.0)
+    if "rho_ratio" in options:
+        out["rho_ratio"] = real_in(options["rho_ratio"], "rho_ratio", 1.0, math.inf)
+    for name in ("rho_every", "max_factorizations"):
+        if name in options:
+            out[name] = integer(options[name], name)
+    for name in ("adapt", "scale_contacts", "dual_warm_start"):
+        if name in options:
+            out[name] = boolean(options[name], name)
+    return out
+
+
+def _start(problem, r0):
+    if r0 is None:
+        return np.zeros(problem.size)
+    x = _check_r(problem, r0, "r0")
+    return x.copy() if x is r0 else x
 
 
 def solve(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, chunk=100, window=4):
@@ -355,43 +540,17 @@ def solve(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, chunk=100, windo
     has not halved over the last ``window`` chunks.  (PGS's error on rigid stacks often plateaus
     and then drops suddenly once the contact statuses settle, so a stagnation test is preferred
     to an extrapolated rate, which misleads on those plateaus.)  Both methods cost about one
-    pass over the dense W per iteration, so the result's ``iterations`` -- the total over both
-    phases -- is a fair work measure; ``info`` records the split.  If ADMM ends worse than PGS
-    did, PGS's reactions are returned.
+    pass over W per iteration, so the result's ``iterations`` -- the total over both phases --
+    is a fair work measure; ``info`` records the split.  If ADMM ends worse than PGS did, PGS's
+    reactions are returned.  ``W``, ``tol``, ``max_iter`` and ``r0`` are as in
+    :func:`solve_pgs`; ``chunk`` and ``window`` are integers >= 1.
     """
-    r = _check_solver_args(problem, tol, max_iter, r0)[: problem.size].copy()
-    if int(chunk) < 1 or int(window) < 1:
-        raise ValueError(f"chunk, window: must be >= 1, got {chunk}, {window}")
-    Wd = problem.dense_W() if W is None else _check_W(problem, W)
-    max_iter = int(max_iter)
-    chunk = int(chunk)
-    window = int(window)
-    used = 0
-    errors = []
-    res = None
-    while used < max_iter:
-        res = solve_pgs(problem, tol=tol, max_iter=min(chunk, max_iter - used), r0=r, W=Wd)
-        used += res.iterations
-        r = res.r
-        if res.converged:
-            res.iterations = used
-            res.solver = "auto(pgs)"
-            return res
-        errors.append(res.error)
-        if len(errors) > window and errors[-1] > 0.5 * errors[-1 - window]:
-            break
-    if used >= max_iter:
-        res.iterations = used
-        res.solver = "auto(pgs)"
-        return res
-    res2 = solve_admm(problem, tol=tol, max_iter=max_iter - used, r0=r, W=Wd)
-    res2.info["pgs_iterations"] = used
-    res2.info["admm_iterations"] = res2.iterations
-    if not res2.converged and res2.error > res.error:
-        res.iterations = used + res2.iterations
-        res.solver = "auto(pgs, admm rejected)"
-        res.info.update(res2.info)
-        return res
-    res2.iterations += used
-    res2.solver = "auto(pgs+admm)"
-    return res2
+    _check_problem(problem, True)
+    tol = positive_real(tol, "tol")
+    max_iter = integer(max_iter, "max_iter")
+    chunk = integer(chunk, "chunk")
+    window = integer(window, "window")
+    r = _start(problem, r0)
+    if not problem._diag_positive:
+        raise ValueError("problem: W has a non-positive diagonal entry; PGS needs W_ii > 0")
+    return solve_auto(problem, W, r, tol, max_iter, chunk, window, FrictionContactResult)
