@@ -366,3 +366,24 @@ def test_checker_is_not_compiled_with_the_kernels_fast_math(siconos_dir):
     res = solve_pgs(p, W=p.W, tol=1e-8)
     assert res.converged and natural_map_error(p, res.r) <= 1e-8
     assert res.error == pytest.approx(natural_map_error(p, res.r), rel=2.0**-10, abs=1e-11)
+
+
+def test_extreme_warm_starts_and_penalties_never_return_non_finite_reactions():
+    """r0 or rho so extreme that the iterate overflows: zero reactions with their own honest
+    error and info["diverged"], never NaN/inf (and never ZeroDivisionError from the checker)."""
+    P = fclib.FrictionContactProblem(2 * np.eye(6), np.ones(6), [0.5, 0.3])
+    huge = np.array([0.1, 0.1, 1.7e308, 0.1, 0.1, 0.1])
+    for res in (fclib.solve_pgs(P, r0=huge), fclib.solve_admm(P, r0=huge), fclib.solve(P, r0=huge),
+                fclib.solve_admm(P, rho=1e300), fclib.solve_admm(P, rho=1e-300)):
+        assert np.all(np.isfinite(res.r)) and np.all(np.isfinite(res.u))
+        assert res.converged == (fclib.natural_map_error(P, res.r) <= 1e-8)
+
+
+def test_scalar_options_follow_the_dtype_rule():
+    P = fclib.FrictionContactProblem(2 * np.eye(6), np.ones(6), [0.5, 0.3])
+    assert fclib.solve_pgs(P, tol=np.array(1e-8), omega=np.float32(1.2)).converged
+    for bad in (np.timedelta64(1, "s"), True, 1e-8 + 0j, "1e-8"):
+        with pytest.raises(ValueError, match="tol"):
+            fclib.solve_pgs(P, tol=bad)
+    with pytest.raises(ValueError, match="r and mu do not match"):
+        fclib.project_on_cone([], [0.5, 0.3])

@@ -12,13 +12,21 @@ import numbers
 
 import numpy as np
 
+from .._checks import REAL_KINDS
+
 #: Largest accepted iteration count or period (kept exact in the float64 parameter vectors).
 INT_MAX = 2**53
 
 
 def _is_real(x):
-    return isinstance(x, (numbers.Real, np.floating, np.integer)) and not isinstance(
-        x, (bool, np.bool_))
+    """A real number: int, float, a NumPy integer or floating scalar, or a 0-d array of those
+    (the one dtype rule: booleans, complex numbers and timedelta64, an np.integer subclass,
+    are refused)."""
+    if isinstance(x, (bool, np.bool_)):
+        return False
+    if isinstance(x, (np.generic, np.ndarray)):
+        return x.ndim == 0 and x.dtype.kind in REAL_KINDS
+    return isinstance(x, numbers.Real)
 
 
 def _describe(x):

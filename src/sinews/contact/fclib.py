@@ -325,7 +325,8 @@ def project_on_cone(r, mu, dimension=3):
     if mu.ndim == 0:
         mu = np.full(nc, float(mu))
     elif mu.shape != (nc,):
-        raise ValueError(f"mu must be one number or have shape ({nc},), got {mu.shape}")
+        raise ValueError(f"mu must be one number or have shape ({nc},) (one per contact of r, "
+                         f"which has {nc}), got {mu.shape}: r and mu do not match")
     if np.any(mu < 0):
         raise ValueError("mu: friction coefficients must be >= 0")
     big = np.abs(R).max(axis=1) if nc else np.zeros(0)
@@ -375,12 +376,17 @@ def _careful(problem, r, scale, tol=0.0, dense=None, floor=None):
     work = np.empty(m)
     if dense is None:  # both forms give bitwise the same value; use the cheaper one
         dense = problem._dense is not None
-    if dense:
-        err, _ = careful_error_dense(problem._dense_arrays(), problem._q, problem._mu, r,
-                                     problem.dimension, scale, tol, floor, u, F, work)
-    else:
-        err, _ = careful_error_csr(*problem._csr_arrays(), problem._q, problem._mu, r,
-                                   problem.dimension, scale, tol, floor, u, F, work)
+    try:
+        if dense:
+            err, _ = careful_error_dense(problem._dense_arrays(), problem._q, problem._mu, r,
+                                         problem.dimension, scale, tol, floor, u, F, work)
+        else:
+            err, _ = careful_error_csr(*problem._csr_arrays(), problem._q, problem._mu, r,
+                                       problem.dimension, scale, tol, floor, u, F, work)
+    except ZeroDivisionError:  # r so large that W r + q left the floating-point range
+        u[:] = np.inf
+        F[:] = np.inf
+        return math.inf, u, F
     return float(err), u, F
 
 
@@ -466,7 +472,8 @@ def solve_pgs(problem, *, tol=1e-8, max_iter=5000, omega=1.0, r0=None, W=None, c
     if not problem._diag_positive:
         raise ValueError("problem: W has a non-positive diagonal entry; PGS needs W_ii > 0")
     dense = use_dense(problem, W, True)
-    return pgs_on(problem, dense, r, tol, max_iter, omega, check_every, True, FrictionContactResult)
+    return _finite(problem, pgs_on(problem, dense, r, tol, max_iter, omega, check_every, True,
+                                   FrictionContactResult), tol)
 
 
 _ADMM_OPTIONS = ("eta", "alpha", "rho_ratio", "rho_every", "max_factorizations", "adapt",
@@ -501,7 +508,8 @@ def solve_admm(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, rho=None, *
     opts = _admm_options(rho, options)
     r = _start(problem, r0)
     dense = use_dense(problem, W, False)
-    return admm_on(problem, dense, r, tol, max_iter, opts, FrictionContactResult)
+    return _finite(problem, admm_on(problem, dense, r, tol, max_iter, opts, FrictionContactResult),
+                   tol)
 
 
 def _admm_options(rho, options):
@@ -553,4 +561,18 @@ def solve(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, chunk=100, windo
     r = _start(problem, r0)
     if not problem._diag_positive:
         raise ValueError("problem: W has a non-positive diagonal entry; PGS needs W_ii > 0")
-    return solve_auto(problem, W, r, tol, max_iter, chunk, window, FrictionContactResult)
+    return _finite(problem, solve_auto(problem, W, r, tol, max_iter, chunk, window,
+                                       FrictionContactResult), tol)
+
+
+def _finite(problem, res, tol):
+    """A run whose iterate left the floating-point range (an extreme ``r0`` or ``rho``) returns
+    zero reactions with their own (careful) error and ``info["diverged"]``, never NaN or inf.
+    A non-finite ``r`` always makes the error non-finite, so one scalar test suffices."""
+    if math.isfinite(res.error):
+        return res
+    r = np.zeros(problem.size)
+    err, u, _ = _careful(problem, r, 1.0 + problem._norm_q)
+    res.info["diverged"] = "the iterate overflowed (non-finite); zero reactions returned"
+    res.r, res.u, res.error, res.converged = r, u, err, err <= tol
+    return res
