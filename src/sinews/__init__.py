@@ -5,39 +5,143 @@ The core: a kinematic-tree :class:`Model`, spatial algebra (:mod:`sinews.spatial
 energies, the branch-sparse ``L^T L`` factorisation).  Conventions: ``docs/conventions.md``.
 
 Numba kernels compile lazily on first use (and are cached on disk); call :func:`warmup` to
-compile them ahead of time.
+compile them ahead of time.  ``import sinews`` itself is cheap: the submodules (and NumPy, Numba,
+SciPy) are imported on first use of a name.  Cold start and the kernel cache:
+``docs/cold-start.md``.
 """
 
-from . import joints, spatial
-from .aba import aba
-from .configuration import difference, integrate, neutral, normalize, random_configuration
-from .crba import crba
-from .energy import kinetic_energy, mechanical_energy, potential_energy
-from .kinematics import (
-    Placements,
-    body_jacobian,
-    body_placement,
-    center_of_mass,
-    com_jacobian,
-    com_velocity,
-    forward_kinematics,
-    frame_jacobian,
-    frame_placement,
-    point_acceleration,
-    point_acceleration_6d,
-    point_jacobian,
-    point_jacobian_6d,
-    point_position,
-    point_velocity,
-    point_velocity_6d,
+import importlib as _importlib
+import sys as _sys
+import types as _types
+from typing import TYPE_CHECKING
+
+# The public names and the module that defines each.  ``import sinews`` imports none of them (nor
+# NumPy, Numba or SciPy): the first access to a name imports its module (PEP 562 ``__getattr__``)
+# and stores the name in this module, so later look-ups are plain attribute reads.
+_LAZY = {
+    "joints": None,  # submodules
+    "spatial": None,
+    "aba": "aba",
+    "crba": "crba",
+    "rnea": "rnea",
+    "nonlinear_effects": "rnea",
+    "gravity_torques": "rnea",
+    "difference": "configuration",
+    "integrate": "configuration",
+    "neutral": "configuration",
+    "normalize": "configuration",
+    "random_configuration": "configuration",
+    "kinetic_energy": "energy",
+    "mechanical_energy": "energy",
+    "potential_energy": "energy",
+    "Placements": "kinematics",
+    "body_jacobian": "kinematics",
+    "body_placement": "kinematics",
+    "center_of_mass": "kinematics",
+    "com_jacobian": "kinematics",
+    "com_velocity": "kinematics",
+    "forward_kinematics": "kinematics",
+    "frame_jacobian": "kinematics",
+    "frame_placement": "kinematics",
+    "point_acceleration": "kinematics",
+    "point_acceleration_6d": "kinematics",
+    "point_jacobian": "kinematics",
+    "point_jacobian_6d": "kinematics",
+    "point_position": "kinematics",
+    "point_velocity": "kinematics",
+    "point_velocity_6d": "kinematics",
+    "forward_dynamics_lagrangian": "lagrangian",
+    "LTLFactor": "ltl",
+    "ltl_factor": "ltl",
+    "minv_times": "minv",
+    "minverse": "minv",
+    "Body": "model",
+    "Data": "model",
+    "Frame": "model",
+    "Model": "model",
+    "Trajectory": "simulate",
+    "simulate": "simulate",
+    "SpatialInertia": "spatial",
+    "Transform": "spatial",
+}
+
+# Submodules that ``import sinews`` used to import eagerly: ``sinews.kinematics`` and the like
+# still resolve without an explicit ``import sinews.kinematics``.
+_SUBMODULES = frozenset(
+    {
+        "algorithms", "configuration", "energy", "joints", "kinematics", "lagrangian", "ltl", "minv",
+        "model", "spatial", "_checks", "_kernels", "_kinematics_kernels", "_layout", "_minv_kernels",
+    }
 )
-from .lagrangian import forward_dynamics_lagrangian
-from .ltl import LTLFactor, ltl_factor
-from .minv import minv_times, minverse
-from .model import Body, Data, Frame, Model
-from .rnea import gravity_torques, nonlinear_effects, rnea
-from .simulate import Trajectory, simulate
-from .spatial import SpatialInertia, Transform
+
+# Submodules named like the function they define: ``sinews.aba`` is the function, even after
+# ``import sinews.aba`` (which would otherwise bind the module to the package attribute).
+_SHADOWED = frozenset({"aba", "crba", "rnea", "simulate"})
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name, "")
+    if module == "" and name not in _SUBMODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if module is None or module == "":
+        value = _importlib.import_module(f"{__name__}.{name}")
+    else:
+        value = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__) | _SUBMODULES)
+
+
+class _Package(_types.ModuleType):
+    """The class of the ``sinews`` module object: keeps the function names of :data:`_SHADOWED`
+    bound to the functions when the import system binds their submodules to the package."""
+
+    def __setattr__(self, name, value):
+        if (
+            name in _SHADOWED
+            and isinstance(value, _types.ModuleType)
+            and value.__name__ == f"{__name__}.{name}"
+        ):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
+
+if TYPE_CHECKING:  # static analysers and IDEs see the eager imports
+    from . import joints, spatial
+    from .aba import aba
+    from .configuration import difference, integrate, neutral, normalize, random_configuration
+    from .crba import crba
+    from .energy import kinetic_energy, mechanical_energy, potential_energy
+    from .kinematics import (
+        Placements,
+        body_jacobian,
+        body_placement,
+        center_of_mass,
+        com_jacobian,
+        com_velocity,
+        forward_kinematics,
+        frame_jacobian,
+        frame_placement,
+        point_acceleration,
+        point_acceleration_6d,
+        point_jacobian,
+        point_jacobian_6d,
+        point_position,
+        point_velocity,
+        point_velocity_6d,
+    )
+    from .lagrangian import forward_dynamics_lagrangian
+    from .ltl import LTLFactor, ltl_factor
+    from .minv import minv_times, minverse
+    from .model import Body, Data, Frame, Model
+    from .rnea import gravity_torques, nonlinear_effects, rnea
+    from .simulate import Trajectory, simulate
+    from .spatial import SpatialInertia, Transform
 
 __version__ = "0.1.0.dev0"
 
@@ -49,11 +153,15 @@ def load_urdf(source, floating_base: bool = False, **kwargs):
     return _load(source, floating_base=floating_base, **kwargs)
 
 
-def warmup() -> None:
-    """Compile (or load from the on-disk cache) every core kernel now, on a tiny model."""
+def warmup(processes: int | None = None) -> None:
+    """Compile (or load from the on-disk cache) every core kernel now, on a tiny model.
+
+    ``processes``: how many child processes compile groups of kernels in parallel into the
+    on-disk cache before this process loads them (``None``: one per group, at most one per
+    CPU; ``1``: compile here only).  See ``docs/cold-start.md``."""
     from ._warmup import warmup as _warmup
 
-    _warmup()
+    _warmup(processes)
 
 
 __all__ = [

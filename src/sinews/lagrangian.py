@@ -8,7 +8,6 @@ round-off.  Source: Featherstone, RBDA section 6.1.
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 
 from ._checks import finite_vector, raise_overflow
 from .algorithms import get_data
@@ -21,6 +20,8 @@ __all__ = ["forward_dynamics_lagrangian"]
 def forward_dynamics_lagrangian(model, q, v, tau, f_ext=None, data=None) -> np.ndarray:
     """Joint accelerations by forming ``M`` (CRBA) and the bias (RNEA) and solving with a
     Cholesky factorisation.  Same arguments and result as :func:`sinews.aba`."""
+    from scipy.linalg import cho_factor, cho_solve  # imported on first use: SciPy is slow to import
+
     get_data(model, data)  # checks model and data
     tau = finite_vector(tau, model.nv, "tau")
     M = crba(model, q, data)

@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-GROUPS = ("core", "constrained", "contact", "lcp", "scale", "batch")
+GROUPS = ("core", "constrained", "contact", "lcp", "scale", "batch", "coldstart")
 
 
 def main(argv=None):

@@ -1,0 +1,104 @@
+"""Cold start: ``import sinews`` is cheap (no Numba, no SciPy) and its lazy names resolve.
+
+Each check runs in a fresh interpreter, since this process has long since imported everything.
+The checks look at ``sys.modules``, never at timings (those are in ``python -m sinews.bench
+coldstart`` and ``docs/cold-start.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+
+def run_fresh(code: str) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+HEAVY = ("numba", "scipy", "llvmlite")
+
+
+def test_import_sinews_imports_neither_numba_nor_scipy():
+    out = run_fresh(
+        """
+        import json, sys
+        import sinews
+        print(json.dumps({
+            "heavy": sorted(m for m in sys.modules if m.split(".")[0] in ("numba", "scipy", "llvmlite")),
+            "submodules": sorted(m for m in sys.modules if m.startswith("sinews.")),
+        }))
+        """
+    )
+    assert out["heavy"] == [], out["heavy"]
+    assert out["submodules"] == [], out["submodules"]
+
+
+def test_model_building_does_not_import_numba():
+    out = run_fresh(
+        """
+        import json, sys
+        import sinews
+        from sinews.sample_models import arm7
+        m = arm7()
+        print(json.dumps({"heavy": sorted(m for m in sys.modules if m.split(".")[0] in ("numba", "scipy"))}))
+        """
+    )
+    assert out["heavy"] == []
+
+
+def test_lazy_attributes_resolve():
+    out = run_fresh(
+        """
+        import inspect, json, sys, types
+        import sinews
+        names = {}
+        for name in sinews.__all__:
+            obj = getattr(sinews, name)
+            names[name] = "module" if isinstance(obj, types.ModuleType) else type(obj).__name__
+        from sinews import aba, Model, Transform
+        import sinews.aba, sinews.crba, sinews.rnea, sinews.simulate
+        print(json.dumps({
+            "names": names,
+            "dir_has_all": set(sinews.__all__) <= set(dir(sinews)),
+            "same": aba is sinews.aba and Model is sinews.model.Model and Transform is sinews.spatial.Transform,
+            "functions": [inspect.isfunction(getattr(sinews, n)) for n in ("aba", "crba", "rnea", "simulate")],
+            "kernels": hasattr(sinews._kernels, "aba"),
+            "lagrangian_scipy_linalg": "scipy.linalg" in sys.modules,
+        }))
+        """
+    )
+    assert out["dir_has_all"] and out["same"] and out["kernels"]
+    assert out["functions"] == [True] * 4
+    assert out["names"]["joints"] == out["names"]["spatial"] == "module"
+    assert out["names"]["Model"] == "type" and out["names"]["aba"] == "function"
+    assert not out["lagrangian_scipy_linalg"]  # SciPy's linalg waits for the first Lagrangian call
+
+
+@pytest.mark.parametrize("first", ["sinews.aba", "sinews.crba", "sinews.rnea", "sinews.simulate", "sinews.minv"])
+def test_importing_a_submodule_first_keeps_the_function(first):
+    # importing the submodule binds it to the package attribute: the function must win
+    out = run_fresh(
+        f"""
+        import inspect, json
+        import {first}
+        import sinews
+        print(json.dumps([inspect.isfunction(getattr(sinews, n)) for n in ("aba", "crba", "rnea", "simulate")]))
+        """
+    )
+    assert out == [True] * 4
+
+
+def test_unknown_attribute_raises_attribute_error():
+    import sinews
+
+    with pytest.raises(AttributeError, match="no_such_name"):
+        sinews.no_such_name  # noqa: B018
+    assert not hasattr(sinews, "no_such_name")
