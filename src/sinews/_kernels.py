@@ -159,7 +159,7 @@ def joint_pass(q, v, mi, mf, ws, mode):
     """Per link: pose (R, p) in the parent link; multi-axis S(q) into the S region;
     if ``mode & 1``: spatial velocity v_i and c_i = cJ + v_i x vJ;
     if ``mode & 2``: world pose (oR, op)."""
-    joint_pass_links(q, v, mi, mf, ws, mode, mi[0], -1)
+    joint_pass_links(q, v, mi, mf, ws, mode, mi[0], np.int64(-1))
 
 
 @njit(cache=True)
@@ -555,7 +555,7 @@ def rnea(q, v, a, fext, tau, mi, mf, ws, flags):
         code = check_q(q, mi)
     if code != 0:
         return code
-    joint_pass(q, v, mi, mf, ws, 1)
+    joint_pass(q, v, mi, mf, ws, np.int64(1))
     rnea_core(a, fext, tau, mi, mf, ws, flags)
     if check_finite(tau) >= 0:
         return NOT_FINITE
@@ -735,7 +735,7 @@ def crba(q, M, mi, mf, ws):
     code = check_q(q, mi)
     if code != 0:
         return code
-    joint_pass(q, q, mi, mf, ws, 2)
+    joint_pass(q, q, mi, mf, ws, np.int64(2))
     crba_core(M, mi, mf, ws)
     # the written entries: M[i, j] for dof j of the link of dof i or of one of its ancestors
     # (the symmetric copies are equal)
@@ -1460,7 +1460,7 @@ def point_jacobian(q, link, x, world_point, J, mi, mf, ws):
         t = chain[i]
         chain[i] = chain[n - 1 - i]
         chain[n - 1 - i] = t
-    joint_pass_links(q, q, mi, mf, ws, 2, chain, n)
+    joint_pass_links(q, q, mi, mf, ws, np.int64(2), chain, n)
     nl = mi.shape[0]
     s_off = nl * WS_STRIDE
     w = link * WS_STRIDE
@@ -1518,7 +1518,7 @@ def point_jacobian(q, link, x, world_point, J, mi, mf, ws):
 def com_jacobian(q, J, mi, mf, ws):
     """3 x nv Jacobian of the centre of mass (world axes).  Returns the total mass (<= 0: no
     mass), or NaN if J overflowed."""
-    joint_pass(q, q, mi, mf, ws, 2)
+    joint_pass(q, q, mi, mf, ws, np.int64(2))
     nl = mi.shape[0]
     s_off = nl * WS_STRIDE
     for k in range(nl):

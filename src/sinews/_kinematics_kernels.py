@@ -47,7 +47,7 @@ def placements(q, outR, outp, mi, mf, ws, pl):
         code = check_q(q, mi)
         if code != 0:
             return code
-        joint_pass(q, q, mi, mf, ws, 2)
+        joint_pass(q, q, mi, mf, ws, np.int64(2))
     nr = outp.shape[0]
     for r in range(nr):
         o = r * PL_STRIDE
@@ -122,7 +122,7 @@ def _chain_pass(q, link, mi, mf, ws):
         t = chain[i]
         chain[i] = chain[n - 1 - i]
         chain[n - 1 - i] = t
-    joint_pass_links(q, q, mi, mf, ws, 2, chain, n)
+    joint_pass_links(q, q, mi, mf, ws, np.int64(2), chain, n)
 
 
 @njit(cache=True)

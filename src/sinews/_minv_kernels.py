@@ -61,7 +61,7 @@ def minverse(q, Minv, mi, mf, ws, buf):
     code = check_q(q, mi)
     if code != 0:
         return code
-    joint_pass(q, q, mi, mf, ws, 2)
+    joint_pass(q, q, mi, mf, ws, np.int64(2))
     s_off = nl * WS_STRIDE
     M = Minv.reshape(nv * nv)
     oS = 0

@@ -241,7 +241,7 @@ def contact_system(q, v, tau, fext, fext_flag, mi, mf, ws, links, r_link, point_
     if code != 0:
         return code
     # one joint pass (world poses and velocities) serves both CRBA and RNEA
-    K.joint_pass(q, v, mi, mf, ws, 3)
+    K.joint_pass(q, v, mi, mf, ws, np.int64(3))
     K.crba_core(H, mi, mf, ws)
     C = np.empty(nv)
     K.rnea_core(zero, fext, C, mi, mf, ws, fext_flag)
@@ -377,7 +377,7 @@ def contact_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
             return -1, 0.0, False
         if K.check_finite(v) >= 0:
             return -2, 0.0, False
-        K.joint_pass(q, v, mi, mf, ws, 2)
+        K.joint_pass(q, v, mi, mf, ws, np.int64(2))
         K.crba_core(L, mi, mf, ws)
         _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Y, gamma, False)
         if flags & F_ZERO_TARGET:
@@ -389,7 +389,7 @@ def contact_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
             code = K.check_q(q, mi)
         if code != 0:
             return code, 0.0, False
-        K.joint_pass(q, v, mi, mf, ws, 3)
+        K.joint_pass(q, v, mi, mf, ws, np.int64(3))
         K.crba_core(L, mi, mf, ws)
         K.rnea_core(zero, fext, C, mi, mf, ws, flags & F_FEXT)
         _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Y, gamma, True)

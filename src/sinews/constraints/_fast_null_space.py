@@ -134,7 +134,7 @@ def contact_null_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
             return -1, 0.0, False
         if K.check_finite(v) >= 0:
             return -2, 0.0, False
-        K.joint_pass(q, v, mi, mf, ws, 2)
+        K.joint_pass(q, v, mi, mf, ws, np.int64(2))
         K.crba_core(H, mi, mf, ws)
         _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Yc, gamma, False)
         if flags & F_ZERO_TARGET:
@@ -146,7 +146,7 @@ def contact_null_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
             code = K.check_q(q, mi)
         if code != 0:
             return code, 0.0, False
-        K.joint_pass(q, v, mi, mf, ws, 3)
+        K.joint_pass(q, v, mi, mf, ws, np.int64(3))
         K.crba_core(H, mi, mf, ws)
         K.rnea_core(zero, fext, C, mi, mf, ws, flags & F_FEXT)
         _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Yc, gamma, True)
