@@ -84,9 +84,9 @@ def source_stamp() -> int:
         try:
             h.update(path.read_bytes())
         except OSError:  # (a frozen installation: the package version stands in for the sources)
-            from . import __version__
+            from importlib.metadata import version
 
-            h.update(__version__.encode())
+            h.update(version("sinews").encode())
     return int.from_bytes(h.digest()[:8], "little") >> 1
 
 

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from ._layout import MI_IQ
+
 _F64 = np.dtype(np.float64)
 
 #: The one rule for every array argument: real numeric dtypes only (signed/unsigned integers and
@@ -157,11 +159,11 @@ def zero_quaternion_message(model, link: int, name: str = "q") -> str:
             "2.2e-308 (any finite norm above that is accepted)")
     if model is None:
         return f"{name} contains a zero (or subnormal) quaternion: {rule}"
-    from .joints import JT_FREEFLYER
-
     c = model.compiled
-    i = int(c.mi[link, 2]) + (3 if int(c.mi[link, 1]) == JT_FREEFLYER else 0)
-    body = model.bodies[int(c.link_body[link])].name
+    b = model.bodies[int(c.link_body[link])]
+    # the quaternion is the last 4 coordinates of its joint (free-flyer: [p; quat], spherical)
+    i = int(c.mi[link, MI_IQ]) + b.joint.nq - 4
+    body = b.name
     return f"{name}[{i}:{i + 4}] is a zero (or subnormal) quaternion (joint of body {body!r}): {rule}"
 
 

@@ -11,6 +11,7 @@ import math
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._checks import REAL_KINDS
 
@@ -89,3 +90,26 @@ def one_of(x, name, choices):
         return x
     allowed = ", ".join(repr(c) for c in choices)
     raise ValueError(f"{name} must be one of {allowed}, got {_describe(x)}")
+
+
+def sparse_W(W, m):
+    """A SciPy sparse ``W`` as a validated, read-only (m, m) float64 CSR matrix (indices
+    checked in full before any conversion touches them)."""
+    if W.dtype.kind not in "iuf":
+        raise ValueError(f"W must contain real numbers, got dtype {W.dtype}")
+    if W.shape != (m, m):
+        raise ValueError(f"W: shape {W.shape} does not match q of length {m}")
+    try:
+        if hasattr(W, "check_format"):  # CSR/CSC/BSR: SciPy's conversions trust the indices
+            W = W.copy()
+            W.check_format(full_check=True)
+        A = sp.csr_matrix(W, dtype=np.float64, copy=True)
+        A.check_format(full_check=True)
+    except (ValueError, IndexError, TypeError) as exc:
+        raise ValueError(f"W: invalid sparse structure ({exc})") from None
+    A.sum_duplicates()
+    if not np.all(np.isfinite(A.data)):
+        raise ValueError("W contains NaN or infinity")
+    for a in (A.data, A.indices, A.indptr):
+        a.flags.writeable = False
+    return A

@@ -17,10 +17,13 @@ problem's own W entry for entry, so that the problem solved is always the proble
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
 from .._checks import real_array
+from ._fc3d_checks import sparse_W
 
 #: Above this size m a sparse W is never densified.
 DENSE_MAX_SIZE = 1536
@@ -48,9 +51,8 @@ def use_dense(problem, W, pgs):
         return True
     m = problem.size
     if sp.issparse(W):
-        from .fclib import _sparse_W
 
-        A = _sparse_W(W, m)
+        A = sparse_W(W, m)
         if sp.issparse(problem.W):
             same = (A != problem.W).nnz == 0
         else:
@@ -119,12 +121,11 @@ _ADMM = None
 
 def admm_on(problem, dense, r, tol, max_iter, opts, result_cls):
     global _ADMM
-    if _ADMM is None:
+    if _ADMM is None:  # SciPy's dense LAPACK wrappers are loaded on first use
         from ._fc3d_admm import admm_solve
-        from .fclib import _careful
 
-        _ADMM = (admm_solve, _careful)
-    admm_solve, careful = _ADMM
+        _ADMM = admm_solve
+    admm_solve = _ADMM
     opts = dict(opts)
     rho = opts.pop("rho", None)
     scale = 1.0 + problem._norm_q
@@ -142,8 +143,6 @@ def admm_on(problem, dense, r, tol, max_iter, opts, result_cls):
 
 
 def solve_auto(problem, W, r, tol, max_iter, chunk, window, result_cls):
-    from .fclib import _careful
-
     dense = use_dense(problem, W, True)
     dense_admm = dense if W is not None else use_dense(problem, None, False)
     used = 0
@@ -165,7 +164,7 @@ def solve_auto(problem, W, r, tol, max_iter, chunk, window, result_cls):
             break
     # the chunks reported plain errors: the verdict on PGS's reactions is the careful one
     scale = 1.0 + problem._norm_q
-    res.error, res.u, _ = _careful(problem, res.r, scale, tol, dense, _floor(tol, scale))
+    res.error, res.u, _ = careful(problem, res.r, scale, tol, dense, _floor(tol, scale))
     res.converged = res.error <= tol
     res.iterations = used
     res.solver = "auto(pgs)"
@@ -182,3 +181,38 @@ def solve_auto(problem, W, r, tol, max_iter, chunk, window, result_cls):
     res2.iterations += used
     res2.solver = "auto(pgs+admm)"
     return res2
+
+
+_EXACT = None
+
+
+def careful(problem, r, scale, tol=0.0, dense=None, floor=None):
+    """(error, u, F) of reactions r by the careful checker; dense=None picks W's own form;
+    floor=None is the default normalisation's 2^-50 (1 + ||q||)."""
+    global _EXACT
+    if _EXACT is None:  # Numba is imported (and the kernels loaded) on first use
+        from ._fc3d_exact import FLOOR_REL, careful_error_csr, careful_error_dense
+
+        _EXACT = (FLOOR_REL, careful_error_dense, careful_error_csr)
+    FLOOR_REL, careful_error_dense, careful_error_csr = _EXACT
+    if floor is None:
+        floor = FLOOR_REL * (1.0 + problem._norm_q)
+
+    m = problem.size
+    u = np.empty(m)
+    F = np.empty(m)
+    work = np.empty(m)
+    if dense is None:  # both forms give bitwise the same value; use the cheaper one
+        dense = problem._dense is not None
+    try:
+        if dense:
+            err, _ = careful_error_dense(problem._dense_arrays(), problem._q, problem._mu, r,
+                                         problem.dimension, scale, tol, floor, u, F, work)
+        else:
+            err, _ = careful_error_csr(*problem._csr_arrays(), problem._q, problem._mu, r,
+                                       problem.dimension, scale, tol, floor, u, F, work)
+    except ZeroDivisionError:  # r so large that W r + q left the floating-point range
+        u[:] = np.inf
+        F[:] = np.inf
+        return math.inf, u, F
+    return float(err), u, F

@@ -54,7 +54,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._checks import real_array
-from ._fc3d_checks import boolean, integer, one_of, positive_real, real_in
+from ._fc3d_checks import boolean, integer, one_of, positive_real, real_in, sparse_W as _sparse_W
 
 __all__ = [
     "FrictionContactProblem",
@@ -78,27 +78,6 @@ __all__ = [
 def _readonly(a):
     a.flags.writeable = False
     return a
-
-
-def _sparse_W(W, m):
-    if W.dtype.kind not in "iuf":
-        raise ValueError(f"W must contain real numbers, got dtype {W.dtype}")
-    if W.shape != (m, m):
-        raise ValueError(f"W: shape {W.shape} does not match q of length {m}")
-    try:
-        if hasattr(W, "check_format"):  # CSR/CSC/BSR: SciPy's conversions trust the indices
-            W = W.copy()
-            W.check_format(full_check=True)
-        A = sp.csr_matrix(W, dtype=np.float64, copy=True)
-        A.check_format(full_check=True)
-    except (ValueError, IndexError, TypeError) as exc:
-        raise ValueError(f"W: invalid sparse structure ({exc})") from None
-    A.sum_duplicates()
-    if not np.all(np.isfinite(A.data)):
-        raise ValueError("W contains NaN or infinity")
-    for a in (A.data, A.indices, A.indptr):
-        _readonly(a)
-    return A
 
 
 @dataclass(frozen=True, eq=False)
@@ -355,41 +334,6 @@ def project_on_cone(r, mu, dimension=3):
     return out.reshape(x.shape)
 
 
-_EXACT = None
-
-
-def _careful(problem, r, scale, tol=0.0, dense=None, floor=None):
-    """(error, u, F) of reactions r by the careful checker; dense=None picks W's own form;
-    floor=None is the default normalisation's 2^-50 (1 + ||q||)."""
-    global _EXACT
-    if _EXACT is None:  # Numba is imported (and the kernels loaded) on first use
-        from ._fc3d_exact import FLOOR_REL, careful_error_csr, careful_error_dense
-
-        _EXACT = (FLOOR_REL, careful_error_dense, careful_error_csr)
-    FLOOR_REL, careful_error_dense, careful_error_csr = _EXACT
-    if floor is None:
-        floor = FLOOR_REL * (1.0 + problem._norm_q)
-
-    m = problem.size
-    u = np.empty(m)
-    F = np.empty(m)
-    work = np.empty(m)
-    if dense is None:  # both forms give bitwise the same value; use the cheaper one
-        dense = problem._dense is not None
-    try:
-        if dense:
-            err, _ = careful_error_dense(problem._dense_arrays(), problem._q, problem._mu, r,
-                                         problem.dimension, scale, tol, floor, u, F, work)
-        else:
-            err, _ = careful_error_csr(*problem._csr_arrays(), problem._q, problem._mu, r,
-                                       problem.dimension, scale, tol, floor, u, F, work)
-    except ZeroDivisionError:  # r so large that W r + q left the floating-point range
-        u[:] = np.inf
-        F[:] = np.inf
-        return math.inf, u, F
-    return float(err), u, F
-
-
 def natural_map_residual(problem: FrictionContactProblem, r) -> np.ndarray:
     """F_nat(r) = r - P_K(r - û(W r + q)), stacked per contact (evaluated carefully)."""
     r = _check_r(problem, r)
@@ -441,7 +385,7 @@ def _check_r(problem, r, name="r"):
 # Solvers
 # --------------------------------------------------------------------------------------------
 
-from ._fc3d_drive import DENSE_MAX_SIZE, admm_on, pgs_on, solve_auto, use_dense  # noqa: E402,F401
+from ._fc3d_drive import DENSE_MAX_SIZE, admm_on, careful as _careful, pgs_on, solve_auto, use_dense  # noqa: E402,F401
 
 
 def solve_pgs(problem, *, tol=1e-8, max_iter=5000, omega=1.0, r0=None, W=None, check_every=10):
