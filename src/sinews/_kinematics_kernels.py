@@ -1,7 +1,7 @@
 """Numba kernels of the kinematics (:mod:`sinews.kinematics`): placements of bodies and frames,
 frame and point Jacobians in three reference frames, the centre of mass and its Jacobian.
 
-Same design as :mod:`sinews._kernels`: flat arrays with constant offsets, (R, p) transforms,
+Same design as :mod:`sinews._joint_pass`: flat arrays with constant offsets, (R, p) transforms,
 argument checks inside the kernel (one dispatch per public call).  Bodies and frames are rows
 of the placement table ``pl`` (:data:`sinews._layout.PL_STRIDE` values per row: the kernel link
 that carries the row and the row's pose in that link's frame), built once by
@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ._checks import NOT_FINITE
-from ._kernels import _cross, check_finite, check_q, joint_pass, joint_pass_links
+from ._joint_pass import _cross, check_finite, check_q, joint_pass, joint_pass_links
 from ._layout import (
     MF_H,
     MF_HEADER,

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from ._checks import NOT_FINITE
-from ._kernels import _rot_sym, check_q, joint_pass
+from ._joint_pass import _rot_sym, check_q, joint_pass
 from ._layout import (
     MF_H,
     MF_HEADER,

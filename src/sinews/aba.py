@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _kernels as K
+from . import _aba_kernels as K
 from ._checks import output, raise_kernel_code, state3
 from ._entry import Lazy
 from .algorithms import NO_FORCES, get_data, link_forces

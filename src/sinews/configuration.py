@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _kernels as K
+from . import _configuration_kernels as CK
+from ._joint_pass import check_finite, zero_quaternion
 from . import _layout as L
 from ._checks import NonFiniteResultError, finite_vector, raise_overflow, real_scalar, zero_quaternion_message
 from .algorithms import check_model
@@ -66,7 +67,7 @@ def integrate(model, q, v, dt: float = 1.0) -> np.ndarray:
     if c.has_quaternion:
         _check_unit_quaternions(c, q, "q")
     out = np.empty(model.nq)
-    if c.nlinks and K.integrate(q, v, dt, out, c.mi):
+    if c.nlinks and CK.integrate(q, v, dt, out, c.mi):
         raise_overflow(("q", "v", "dt"))
     return out
 
@@ -103,7 +104,7 @@ def difference(model, q0, q1) -> np.ndarray:
                     raise_overflow(("q0", "q1"))
             else:
                 v[iv : iv + nv] = d[iq : iq + nv]
-    if K.check_finite(v) >= 0:
+    if check_finite(v) >= 0:
         raise_overflow(("q0", "q1"))
     return v
 
@@ -115,7 +116,7 @@ def normalize(model, q) -> np.ndarray:
     q = finite_vector(q, model.nq, "q").copy()
     if not c.has_quaternion:
         return q
-    k = K.zero_quaternion(q, c.mi)
+    k = zero_quaternion(q, c.mi)
     if k >= 0:
         raise ValueError(zero_quaternion_message(model, k))
     Q = q[c.quat_slices]

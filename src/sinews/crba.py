@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _kernels as K
+from . import _crba_kernels as K
 from ._checks import raise_kernel_code, vector
 from ._entry import Lazy
 from .algorithms import get_data

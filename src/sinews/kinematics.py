@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels as K
+from . import _joint_pass as JP
+from . import _rnea_kernels as RK
 from . import _kinematics_kernels as KK
 from . import _layout as L
 from ._checks import raise_overflow, raise_kernel_code, vector
@@ -115,14 +116,14 @@ def _kin(model, d, q, v=None, mode=2):
     c = model.compiled
     if c.nlinks == 0:
         return
-    code = K.check_q(q, c.mi)
+    code = JP.check_q(q, c.mi)
     if code:
         raise_kernel_code(code, ("q",), model)
     if v is None:
         v = q
-    elif K.check_finite(v) >= 0:
+    elif JP.check_finite(v) >= 0:
         raise ValueError("v contains NaN or infinity")
-    K.joint_pass(q, v, c.mi, c.mf, d.ws, mode)
+    JP.joint_pass(q, v, c.mi, c.mf, d.ws, mode)
 
 
 def _ground(model, q, **vectors):
@@ -130,11 +131,11 @@ def _ground(model, q, **vectors):
     the other ``vectors`` (by name) finite."""
     c = model.compiled
     if c.nlinks:
-        code = K.check_q(q, c.mi)
+        code = JP.check_q(q, c.mi)
         if code:
             raise_kernel_code(code, ("q",), model)
     for name, x in vectors.items():
-        if K.check_finite(x) >= 0:
+        if JP.check_finite(x) >= 0:
             raise ValueError(f"{name} contains NaN or infinity")
 
 
@@ -226,7 +227,7 @@ def _link_motion(model, d, q, v, a, k):
     else:
         _kin(model, d, q, v, 2)  # world poses
         tau = np.empty(c.nv)
-        raise_kernel_code(K.rnea(q, v, a, d.fext_links, tau, c.mi, c.mf, d.ws, 2), ("q", "v", "a"), model)
+        raise_kernel_code(RK.rnea(q, v, a, d.fext_links, tau, c.mi, c.mf, d.ws, 2), ("q", "v", "a"), model)
         acc = d.link_view(L.WS_A, 6)[k].copy()
     vel = d.link_view(L.WS_V, 6)[k].copy()
     oR, op = _link_world(model, d)

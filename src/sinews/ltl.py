@@ -17,7 +17,7 @@ import numpy as np
 
 from numba import njit
 
-from . import _kernels as K
+from . import _ltl_kernels as K
 from ._checks import matrix, real_array, real_dtype
 from .algorithms import check_model
 

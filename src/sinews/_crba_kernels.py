@@ -1,0 +1,205 @@
+"""Numba kernels of the composite-rigid-body algorithm over the compiled model arrays (``mi``,
+``mf``) and a workspace (``ws``); see :mod:`sinews._joint_pass` for the design.  Equations and
+sources are stated in the public module (``sinews.crba``), and ``crba_x`` is the entry kernel of
+its fast path (``sinews._entry``)."""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._layout import (
+    MF_H,
+    MF_HEADER,
+    MF_IO,
+    MF_MASS,
+    MF_STRIDE,
+    MI_IV,
+    MI_NV,
+    MI_PARENT,
+    WS_F,
+    WS_OP,
+    WS_OR,
+    WS_STRIDE,
+)
+from ._checks import NOT_FINITE
+from ._joint_pass import BAD_SHAPE, _cross, _dims, _rot_sym, check_q, joint_pass
+
+# ----------------------------------------------------------------------------------------------
+# CRBA
+
+
+@njit(cache=True)
+def crba(q, M, mi, mf, ws):
+    """Joint-space inertia M(q) by the composite-rigid-body algorithm, in world axes:
+    composite inertias Ic_k (world) are plain sums over subtrees, motion subspaces S_k are
+    mapped to world axes once, and M[j, i] = S_j . (Ic_k S_i) for every dof j on the path from
+    link k (the link of dof i) to the root.  Writes the ancestor entries of M (both triangles);
+    other entries are left untouched (zero them once).  Returns 0, a :func:`check_q` code, or
+    NOT_FINITE if M overflowed."""
+    code = check_q(q, mi)
+    if code != 0:
+        return code
+    joint_pass(q, q, mi, mf, ws, np.int64(2))
+    crba_core(M, mi, mf, ws)
+    # the written entries: M[i, j] for dof j of the link of dof i or of one of its ancestors
+    # (the symmetric copies are equal)
+    for k in range(mi.shape[0]):
+        for i in range(mi[k, MI_IV], mi[k, MI_IV] + mi[k, MI_NV]):
+            l = k
+            while l >= 0:
+                for j in range(mi[l, MI_IV], mi[l, MI_IV] + mi[l, MI_NV]):
+                    if not math.isfinite(M[i, j]):
+                        return NOT_FINITE
+                l = mi[l, MI_PARENT]
+    return 0
+
+
+@njit(cache=True)
+def crba_core(M, mi, mf, ws):
+    """The CRBA over a workspace already holding the joint pass with world poses
+    (``joint_pass(..., mode & 2)``); see :func:`crba`.  Leaves the world-axes motion subspaces
+    in the U region of the workspace."""
+    nl = mi.shape[0]
+    nv = mi[nl - 1, MI_IV] + mi[nl - 1, MI_NV]
+    s_off = nl * WS_STRIDE
+    s0_off = s_off + 6 * nv  # world-axes S, in the U region
+    for k in range(nl):
+        b = MF_HEADER + k * MF_STRIDE
+        w = k * WS_STRIDE
+        R00 = ws[w + WS_OR]
+        R01 = ws[w + WS_OR + 1]
+        R02 = ws[w + WS_OR + 2]
+        R10 = ws[w + WS_OR + 3]
+        R11 = ws[w + WS_OR + 4]
+        R12 = ws[w + WS_OR + 5]
+        R20 = ws[w + WS_OR + 6]
+        R21 = ws[w + WS_OR + 7]
+        R22 = ws[w + WS_OR + 8]
+        P0 = ws[w + WS_OP]
+        P1 = ws[w + WS_OP + 1]
+        P2 = ws[w + WS_OP + 2]
+        m = mf[b + MF_MASS]
+        h0 = mf[b + MF_H]
+        h1 = mf[b + MF_H + 1]
+        h2 = mf[b + MF_H + 2]
+        hr0 = R00 * h0 + R01 * h1 + R02 * h2
+        hr1 = R10 * h0 + R11 * h1 + R12 * h2
+        hr2 = R20 * h0 + R21 * h1 + R22 * h2
+        n00, n11, n22, n01, n02, n12 = _rot_sym(
+            R00, R01, R02, R10, R11, R12, R20, R21, R22,
+            mf[b + MF_IO], mf[b + MF_IO + 1], mf[b + MF_IO + 2],
+            mf[b + MF_IO + 3], mf[b + MF_IO + 4], mf[b + MF_IO + 5],
+        )
+        # parallel-axis shift to the world origin:
+        # + (2 hr.p + m|p|^2) 1 - (hr p^T + p hr^T + m p p^T)
+        d = 2.0 * (hr0 * P0 + hr1 * P1 + hr2 * P2) + m * (P0 * P0 + P1 * P1 + P2 * P2)
+        ws[w + WS_F] = m
+        ws[w + WS_F + 1] = hr0 + m * P0
+        ws[w + WS_F + 2] = hr1 + m * P1
+        ws[w + WS_F + 3] = hr2 + m * P2
+        ws[w + WS_F + 4] = n00 + d - 2.0 * hr0 * P0 - m * P0 * P0
+        ws[w + WS_F + 5] = n11 + d - 2.0 * hr1 * P1 - m * P1 * P1
+        ws[w + WS_F + 6] = n22 + d - 2.0 * hr2 * P2 - m * P2 * P2
+        ws[w + WS_F + 7] = n01 - hr0 * P1 - P0 * hr1 - m * P0 * P1
+        ws[w + WS_F + 8] = n02 - hr0 * P2 - P0 * hr2 - m * P0 * P2
+        ws[w + WS_F + 9] = n12 - hr1 * P2 - P1 * hr2 - m * P1 * P2
+        # S in world axes (at the world origin)
+        iv = mi[k, MI_IV]
+        for i in range(mi[k, MI_NV]):
+            so = s_off + 6 * (iv + i)
+            sw0 = ws[so]
+            sw1 = ws[so + 1]
+            sw2 = ws[so + 2]
+            sv0 = ws[so + 3]
+            sv1 = ws[so + 4]
+            sv2 = ws[so + 5]
+            w0 = R00 * sw0 + R01 * sw1 + R02 * sw2
+            w1 = R10 * sw0 + R11 * sw1 + R12 * sw2
+            w2 = R20 * sw0 + R21 * sw1 + R22 * sw2
+            c0, c1, c2 = _cross(P0, P1, P2, w0, w1, w2)
+            o = s0_off + 6 * (iv + i)
+            ws[o] = w0
+            ws[o + 1] = w1
+            ws[o + 2] = w2
+            ws[o + 3] = R00 * sv0 + R01 * sv1 + R02 * sv2 + c0
+            ws[o + 4] = R10 * sv0 + R11 * sv1 + R12 * sv2 + c1
+            ws[o + 5] = R20 * sv0 + R21 * sv1 + R22 * sv2 + c2
+    for k in range(nl - 1, -1, -1):
+        par = mi[k, MI_PARENT]
+        if par >= 0:
+            w = k * WS_STRIDE
+            wp = par * WS_STRIDE
+            for i in range(10):
+                ws[wp + WS_F + i] += ws[w + WS_F + i]
+    for k in range(nl):
+        iv = mi[k, MI_IV]
+        nvj = mi[k, MI_NV]
+        w = k * WS_STRIDE
+        m = ws[w + WS_F]
+        h0 = ws[w + WS_F + 1]
+        h1 = ws[w + WS_F + 2]
+        h2 = ws[w + WS_F + 3]
+        ixx = ws[w + WS_F + 4]
+        iyy = ws[w + WS_F + 5]
+        izz = ws[w + WS_F + 6]
+        ixy = ws[w + WS_F + 7]
+        ixz = ws[w + WS_F + 8]
+        iyz = ws[w + WS_F + 9]
+        for i in range(nvj):
+            col = iv + i
+            so = s0_off + 6 * col
+            sw0 = ws[so]
+            sw1 = ws[so + 1]
+            sw2 = ws[so + 2]
+            sv0 = ws[so + 3]
+            sv1 = ws[so + 4]
+            sv2 = ws[so + 5]
+            c0, c1, c2 = _cross(h0, h1, h2, sv0, sv1, sv2)
+            fn0 = ixx * sw0 + ixy * sw1 + ixz * sw2 + c0
+            fn1 = ixy * sw0 + iyy * sw1 + iyz * sw2 + c1
+            fn2 = ixz * sw0 + iyz * sw1 + izz * sw2 + c2
+            c0, c1, c2 = _cross(h0, h1, h2, sw0, sw1, sw2)
+            ff0 = m * sv0 - c0
+            ff1 = m * sv1 - c1
+            ff2 = m * sv2 - c2
+            # dofs of the same joint (j >= i), then the ancestors
+            for jj in range(i, nvj):
+                sj = s0_off + 6 * (iv + jj)
+                val = (
+                    ws[sj] * fn0 + ws[sj + 1] * fn1 + ws[sj + 2] * fn2
+                    + ws[sj + 3] * ff0 + ws[sj + 4] * ff1 + ws[sj + 5] * ff2
+                )
+                M[iv + jj, col] = val
+                M[col, iv + jj] = val
+            l = mi[k, MI_PARENT]
+            while l >= 0:
+                ivp = mi[l, MI_IV]
+                for jj in range(mi[l, MI_NV]):
+                    sj = s0_off + 6 * (ivp + jj)
+                    val = (
+                        ws[sj] * fn0 + ws[sj + 1] * fn1 + ws[sj + 2] * fn2
+                        + ws[sj + 3] * ff0 + ws[sj + 4] * ff1 + ws[sj + 5] * ff2
+                    )
+                    M[ivp + jj, col] = val
+                    M[col, ivp + jj] = val
+                l = mi[l, MI_PARENT]
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Entry kernels of the public fast path (see sinews._entry): the argument shapes are checked
+# here, so that the Python wrapper only has to pick the workspace.  Each is compiled for one
+# signature (contiguous, writeable, aligned float64 arrays) and dispatched by Numba's C
+# dispatcher with compilation disabled; any other argument type raises there and the wrapper
+# falls back to its checked path.
+
+
+@njit(cache=True)
+def crba_x(q, M, mi, mf, ws):
+    """:func:`crba` after checking the length of q and the shape of M (which it zeroes)."""
+    nq, nv = _dims(mi)
+    if q.shape[0] != nq or M.shape[0] != nv or M.shape[1] != nv:
+        return BAD_SHAPE
+    M[:, :] = 0.0
+    return crba(q, M, mi, mf, ws)
