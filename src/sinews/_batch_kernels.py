@@ -61,7 +61,7 @@ _DRIVER_SIG = nt.void(nt.FunctionType(WORKER_SIG), _A2, _A2, _A2, _A3, _A2, _I2,
 
 #: source files whose kernels the workers link (their hash is part of the workers' cache key)
 _SOURCES = ("_kernels.py", "_joint_pass.py", "_rnea_kernels.py", "_crba_kernels.py", "_aba_kernels.py",
-            "_jacobian_kernels.py", "_ltl_kernels.py", "_configuration_kernels.py",
+            "_ltl_kernels.py", "_configuration_kernels.py",
             "_kinematics_kernels.py", "_layout.py", "_checks.py", "joints.py",
             "constraints/_fast.py", "constraints/_linalg.py")
 

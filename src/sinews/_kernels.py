@@ -5,9 +5,9 @@ beside their public modules:
 * :mod:`sinews._joint_pass`: the inlined scalar helpers, the joint pass, the input checks;
 * :mod:`sinews._rnea_kernels`, :mod:`sinews._crba_kernels`, :mod:`sinews._aba_kernels`: one
   algorithm each, with the entry kernel of its fast path (``rnea_x``, ``crba_x``, ``aba_x``);
-* :mod:`sinews._jacobian_kernels` (point and centre-of-mass Jacobians),
-  :mod:`sinews._ltl_kernels` (the L^T L factorisation), :mod:`sinews._configuration_kernels`
-  (configuration integration).
+* :mod:`sinews._ltl_kernels` (the L^T L factorisation), :mod:`sinews._configuration_kernels`
+  (configuration integration); the kinematics and Jacobian kernels are in
+  :mod:`sinews._kinematics_kernels`, ``M^-1`` in :mod:`sinews._minv_kernels`.
 
 Design (see ``docs/performance.md``): one kernel per algorithm, few array arguments, flat 1-D
 indexing with constant offsets from :mod:`sinews._layout`, transforms as (R, p) pairs, and no
@@ -37,7 +37,6 @@ from ._joint_pass import (
 from ._rnea_kernels import rnea, rnea_core, rnea_x
 from ._crba_kernels import crba, crba_core, crba_x
 from ._aba_kernels import aba, aba_x
-from ._jacobian_kernels import com_jacobian, point_jacobian
 from ._ltl_kernels import ltl_factor, ltl_solve_l, ltl_solve_lt
 from ._configuration_kernels import _quat_exp_mul, integrate
 
@@ -67,8 +66,6 @@ __all__ = [
     "crba_x",
     "aba",
     "aba_x",
-    "com_jacobian",
-    "point_jacobian",
     "ltl_factor",
     "ltl_solve_l",
     "ltl_solve_lt",
