@@ -26,6 +26,97 @@ from ._checks import NOT_FINITE
 from ._joint_pass import BAD_SHAPE, _cross, _dims, _rot_sym, check_q, joint_pass
 
 # ----------------------------------------------------------------------------------------------
+# Per-link quantities in world axes at the world origin (shared with sinews._minv_kernels)
+
+
+@njit(inline="always", cache=True)
+def _world_inertia(mf, ws, k):
+    """Link ``k``'s inertia in world axes about the world origin, from its world pose
+    ``(oR, op)`` left in ``ws`` by the joint pass: ``(m, c, I)`` with the first moment
+    ``c = oR h + m op`` and ``I = oR Io oR^T + (2 hr.p + m|p|^2) 1 - (hr p^T + p hr^T + m p p^T)``
+    (``hr = oR h``, the parallel-axis shift), ``I`` as (xx, yy, zz, xy, xz, yz)."""
+    b = MF_HEADER + k * MF_STRIDE
+    w = k * WS_STRIDE
+    R00 = ws[w + WS_OR]
+    R01 = ws[w + WS_OR + 1]
+    R02 = ws[w + WS_OR + 2]
+    R10 = ws[w + WS_OR + 3]
+    R11 = ws[w + WS_OR + 4]
+    R12 = ws[w + WS_OR + 5]
+    R20 = ws[w + WS_OR + 6]
+    R21 = ws[w + WS_OR + 7]
+    R22 = ws[w + WS_OR + 8]
+    P0 = ws[w + WS_OP]
+    P1 = ws[w + WS_OP + 1]
+    P2 = ws[w + WS_OP + 2]
+    m = mf[b + MF_MASS]
+    h0 = mf[b + MF_H]
+    h1 = mf[b + MF_H + 1]
+    h2 = mf[b + MF_H + 2]
+    hr0 = R00 * h0 + R01 * h1 + R02 * h2
+    hr1 = R10 * h0 + R11 * h1 + R12 * h2
+    hr2 = R20 * h0 + R21 * h1 + R22 * h2
+    n00, n11, n22, n01, n02, n12 = _rot_sym(
+        R00, R01, R02, R10, R11, R12, R20, R21, R22,
+        mf[b + MF_IO], mf[b + MF_IO + 1], mf[b + MF_IO + 2],
+        mf[b + MF_IO + 3], mf[b + MF_IO + 4], mf[b + MF_IO + 5],
+    )
+    d = 2.0 * (hr0 * P0 + hr1 * P1 + hr2 * P2) + m * (P0 * P0 + P1 * P1 + P2 * P2)
+    return (
+        m,
+        hr0 + m * P0,
+        hr1 + m * P1,
+        hr2 + m * P2,
+        n00 + d - 2.0 * hr0 * P0 - m * P0 * P0,
+        n11 + d - 2.0 * hr1 * P1 - m * P1 * P1,
+        n22 + d - 2.0 * hr2 * P2 - m * P2 * P2,
+        n01 - hr0 * P1 - P0 * hr1 - m * P0 * P1,
+        n02 - hr0 * P2 - P0 * hr2 - m * P0 * P2,
+        n12 - hr1 * P2 - P1 * hr2 - m * P1 * P2,
+    )
+
+
+@njit(inline="always", cache=True)
+def _world_S(mi, ws, k, s_off, out, o_off):
+    """The motion subspace of link ``k``'s joint (in link axes at ``ws[s_off:]``, as the joint
+    pass leaves it) in world axes at the world origin, ``[oR s_w; oR s_v + op x oR s_w]``,
+    written to ``out[o_off + 6 * dof:]`` for each of its dofs."""
+    w = k * WS_STRIDE
+    R00 = ws[w + WS_OR]
+    R01 = ws[w + WS_OR + 1]
+    R02 = ws[w + WS_OR + 2]
+    R10 = ws[w + WS_OR + 3]
+    R11 = ws[w + WS_OR + 4]
+    R12 = ws[w + WS_OR + 5]
+    R20 = ws[w + WS_OR + 6]
+    R21 = ws[w + WS_OR + 7]
+    R22 = ws[w + WS_OR + 8]
+    P0 = ws[w + WS_OP]
+    P1 = ws[w + WS_OP + 1]
+    P2 = ws[w + WS_OP + 2]
+    iv = mi[k, MI_IV]
+    for i in range(mi[k, MI_NV]):
+        so = s_off + 6 * (iv + i)
+        sw0 = ws[so]
+        sw1 = ws[so + 1]
+        sw2 = ws[so + 2]
+        sv0 = ws[so + 3]
+        sv1 = ws[so + 4]
+        sv2 = ws[so + 5]
+        w0 = R00 * sw0 + R01 * sw1 + R02 * sw2
+        w1 = R10 * sw0 + R11 * sw1 + R12 * sw2
+        w2 = R20 * sw0 + R21 * sw1 + R22 * sw2
+        c0, c1, c2 = _cross(P0, P1, P2, w0, w1, w2)
+        o = o_off + 6 * (iv + i)
+        out[o] = w0
+        out[o + 1] = w1
+        out[o + 2] = w2
+        out[o + 3] = R00 * sv0 + R01 * sv1 + R02 * sv2 + c0
+        out[o + 4] = R10 * sv0 + R11 * sv1 + R12 * sv2 + c1
+        out[o + 5] = R20 * sv0 + R21 * sv1 + R22 * sv2 + c2
+
+
+# ----------------------------------------------------------------------------------------------
 # CRBA
 
 
@@ -65,66 +156,19 @@ def crba_core(M, mi, mf, ws):
     s_off = nl * WS_STRIDE
     s0_off = s_off + 6 * nv  # world-axes S, in the U region
     for k in range(nl):
-        b = MF_HEADER + k * MF_STRIDE
         w = k * WS_STRIDE
-        R00 = ws[w + WS_OR]
-        R01 = ws[w + WS_OR + 1]
-        R02 = ws[w + WS_OR + 2]
-        R10 = ws[w + WS_OR + 3]
-        R11 = ws[w + WS_OR + 4]
-        R12 = ws[w + WS_OR + 5]
-        R20 = ws[w + WS_OR + 6]
-        R21 = ws[w + WS_OR + 7]
-        R22 = ws[w + WS_OR + 8]
-        P0 = ws[w + WS_OP]
-        P1 = ws[w + WS_OP + 1]
-        P2 = ws[w + WS_OP + 2]
-        m = mf[b + MF_MASS]
-        h0 = mf[b + MF_H]
-        h1 = mf[b + MF_H + 1]
-        h2 = mf[b + MF_H + 2]
-        hr0 = R00 * h0 + R01 * h1 + R02 * h2
-        hr1 = R10 * h0 + R11 * h1 + R12 * h2
-        hr2 = R20 * h0 + R21 * h1 + R22 * h2
-        n00, n11, n22, n01, n02, n12 = _rot_sym(
-            R00, R01, R02, R10, R11, R12, R20, R21, R22,
-            mf[b + MF_IO], mf[b + MF_IO + 1], mf[b + MF_IO + 2],
-            mf[b + MF_IO + 3], mf[b + MF_IO + 4], mf[b + MF_IO + 5],
-        )
-        # parallel-axis shift to the world origin:
-        # + (2 hr.p + m|p|^2) 1 - (hr p^T + p hr^T + m p p^T)
-        d = 2.0 * (hr0 * P0 + hr1 * P1 + hr2 * P2) + m * (P0 * P0 + P1 * P1 + P2 * P2)
+        m, c0, c1, c2, i00, i11, i22, i01, i02, i12 = _world_inertia(mf, ws, k)
         ws[w + WS_F] = m
-        ws[w + WS_F + 1] = hr0 + m * P0
-        ws[w + WS_F + 2] = hr1 + m * P1
-        ws[w + WS_F + 3] = hr2 + m * P2
-        ws[w + WS_F + 4] = n00 + d - 2.0 * hr0 * P0 - m * P0 * P0
-        ws[w + WS_F + 5] = n11 + d - 2.0 * hr1 * P1 - m * P1 * P1
-        ws[w + WS_F + 6] = n22 + d - 2.0 * hr2 * P2 - m * P2 * P2
-        ws[w + WS_F + 7] = n01 - hr0 * P1 - P0 * hr1 - m * P0 * P1
-        ws[w + WS_F + 8] = n02 - hr0 * P2 - P0 * hr2 - m * P0 * P2
-        ws[w + WS_F + 9] = n12 - hr1 * P2 - P1 * hr2 - m * P1 * P2
-        # S in world axes (at the world origin)
-        iv = mi[k, MI_IV]
-        for i in range(mi[k, MI_NV]):
-            so = s_off + 6 * (iv + i)
-            sw0 = ws[so]
-            sw1 = ws[so + 1]
-            sw2 = ws[so + 2]
-            sv0 = ws[so + 3]
-            sv1 = ws[so + 4]
-            sv2 = ws[so + 5]
-            w0 = R00 * sw0 + R01 * sw1 + R02 * sw2
-            w1 = R10 * sw0 + R11 * sw1 + R12 * sw2
-            w2 = R20 * sw0 + R21 * sw1 + R22 * sw2
-            c0, c1, c2 = _cross(P0, P1, P2, w0, w1, w2)
-            o = s0_off + 6 * (iv + i)
-            ws[o] = w0
-            ws[o + 1] = w1
-            ws[o + 2] = w2
-            ws[o + 3] = R00 * sv0 + R01 * sv1 + R02 * sv2 + c0
-            ws[o + 4] = R10 * sv0 + R11 * sv1 + R12 * sv2 + c1
-            ws[o + 5] = R20 * sv0 + R21 * sv1 + R22 * sv2 + c2
+        ws[w + WS_F + 1] = c0
+        ws[w + WS_F + 2] = c1
+        ws[w + WS_F + 3] = c2
+        ws[w + WS_F + 4] = i00
+        ws[w + WS_F + 5] = i11
+        ws[w + WS_F + 6] = i22
+        ws[w + WS_F + 7] = i01
+        ws[w + WS_F + 8] = i02
+        ws[w + WS_F + 9] = i12
+        _world_S(mi, ws, k, s_off, ws, s0_off)
     for k in range(nl - 1, -1, -1):
         par = mi[k, MI_PARENT]
         if par >= 0:

@@ -26,20 +26,14 @@ import numpy as np
 from numba import njit
 
 from ._checks import NOT_FINITE
-from ._joint_pass import _rot_sym, check_q, joint_pass
+from ._crba_kernels import _world_S, _world_inertia
+from ._joint_pass import check_q, joint_pass
 from ._layout import (
-    MF_H,
-    MF_HEADER,
-    MF_IO,
-    MF_MASS,
-    MF_STRIDE,
     MI_IV,
     MI_NV,
     MI_PARENT,
     WS_DINV,
     WS_IA,
-    WS_OP,
-    WS_OR,
     WS_STRIDE,
 )
 
@@ -79,43 +73,12 @@ def minverse(q, Minv, mi, mf, ws, buf):
             end[par] = end[k]
     # world inertias (at the world origin) and world motion subspaces; zero bias forces
     for k in range(nl):
-        b = MF_HEADER + k * MF_STRIDE
         w = k * WS_STRIDE
-        R00 = ws[w + WS_OR]
-        R01 = ws[w + WS_OR + 1]
-        R02 = ws[w + WS_OR + 2]
-        R10 = ws[w + WS_OR + 3]
-        R11 = ws[w + WS_OR + 4]
-        R12 = ws[w + WS_OR + 5]
-        R20 = ws[w + WS_OR + 6]
-        R21 = ws[w + WS_OR + 7]
-        R22 = ws[w + WS_OR + 8]
-        P0 = ws[w + WS_OP]
-        P1 = ws[w + WS_OP + 1]
-        P2 = ws[w + WS_OP + 2]
-        m = mf[b + MF_MASS]
-        h0 = mf[b + MF_H]
-        h1 = mf[b + MF_H + 1]
-        h2 = mf[b + MF_H + 2]
-        hr0 = R00 * h0 + R01 * h1 + R02 * h2
-        hr1 = R10 * h0 + R11 * h1 + R12 * h2
-        hr2 = R20 * h0 + R21 * h1 + R22 * h2
-        n00, n11, n22, n01, n02, n12 = _rot_sym(
-            R00, R01, R02, R10, R11, R12, R20, R21, R22,
-            mf[b + MF_IO], mf[b + MF_IO + 1], mf[b + MF_IO + 2],
-            mf[b + MF_IO + 3], mf[b + MF_IO + 4], mf[b + MF_IO + 5],
-        )
-        d = 2.0 * (hr0 * P0 + hr1 * P1 + hr2 * P2) + m * (P0 * P0 + P1 * P1 + P2 * P2)
-        c0 = hr0 + m * P0
-        c1 = hr1 + m * P1
-        c2 = hr2 + m * P2
+        m, c0, c1, c2, x00, x11, x22, x01, x02, x12 = _world_inertia(mf, ws, k)
         ia = w + WS_IA
-        ws[ia] = n00 + d - 2.0 * hr0 * P0 - m * P0 * P0
-        ws[ia + 7] = n11 + d - 2.0 * hr1 * P1 - m * P1 * P1
-        ws[ia + 14] = n22 + d - 2.0 * hr2 * P2 - m * P2 * P2
-        x01 = n01 - hr0 * P1 - P0 * hr1 - m * P0 * P1
-        x02 = n02 - hr0 * P2 - P0 * hr2 - m * P0 * P2
-        x12 = n12 - hr1 * P2 - P1 * hr2 - m * P1 * P2
+        ws[ia] = x00
+        ws[ia + 7] = x11
+        ws[ia + 14] = x22
         ws[ia + 1] = x01
         ws[ia + 6] = x01
         ws[ia + 2] = x02
@@ -150,25 +113,8 @@ def minverse(q, Minv, mi, mf, ws, buf):
         ws[ia + 33] = 0.0
         ws[ia + 34] = 0.0
         ws[ia + 35] = m
+        _world_S(mi, ws, k, s_off, buf, oS)
         iv = mi[k, MI_IV]
-        for i in range(mi[k, MI_NV]):
-            so = s_off + 6 * (iv + i)
-            sw0 = ws[so]
-            sw1 = ws[so + 1]
-            sw2 = ws[so + 2]
-            sv0 = ws[so + 3]
-            sv1 = ws[so + 4]
-            sv2 = ws[so + 5]
-            w0 = R00 * sw0 + R01 * sw1 + R02 * sw2
-            w1 = R10 * sw0 + R11 * sw1 + R12 * sw2
-            w2 = R20 * sw0 + R21 * sw1 + R22 * sw2
-            o = oS + 6 * (iv + i)
-            buf[o] = w0
-            buf[o + 1] = w1
-            buf[o + 2] = w2
-            buf[o + 3] = R00 * sv0 + R01 * sv1 + R02 * sv2 + P1 * w2 - P2 * w1
-            buf[o + 4] = R10 * sv0 + R11 * sv1 + R12 * sv2 + P2 * w0 - P0 * w2
-            buf[o + 5] = R20 * sv0 + R21 * sv1 + R22 * sv2 + P0 * w1 - P1 * w0
         # the rows of the joint, columns of the subtree: accumulate -S^T F (backward pass)
         for i in range(iv, iv + mi[k, MI_NV]):
             uri = _U(i * nv)
