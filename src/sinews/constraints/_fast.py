@@ -320,6 +320,63 @@ def _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Y, gamma
                 Y[r, t] = gv
 
 
+@njit(inline="always", cache=True)
+def _tree_and_rows(q, v, tau, fext, flags, mi, mf, ws, H, C, zero, links, r_link, pptr, N, cptr,
+                   chain, G, Y, gamma, alpha2, bottom):
+    """Steps 1-2 shared by the compiled methods (:func:`contact_range_space`,
+    ``_fast_null_space.contact_null_space``): input checks, one joint pass, CRBA into ``H``,
+    for dynamics RNEA into ``C`` and the Baumgarte terms (``bottom = gamma``), the contact rows
+    ``G`` (and their copy ``Y``) on the support chains; for impulses the target is zeroed with
+    ``F_ZERO_TARGET``.  Returns 0 or a negative input code (-1 to -4: q, v, tau, f_ext not
+    finite, or a zero-quaternion code)."""
+    nv = H.shape[0]
+    npts = pptr.shape[0] - 1
+    if (flags & F_IMPULSE) != 0:
+        if K.check_finite(q) >= 0:
+            return -1
+        if K.check_finite(v) >= 0:
+            return -2
+        K.joint_pass(q, v, mi, mf, ws, np.int64(2))
+        K.crba_core(H, mi, mf, ws)
+        _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Y, gamma, False)
+        if flags & F_ZERO_TARGET:
+            for r in range(bottom.shape[0]):
+                bottom[r] = 0.0
+        return 0
+    code = K.check_inputs(q, v, tau, fext, flags & F_FEXT)
+    if code == 0:
+        code = K.check_q(q, mi)
+    if code != 0:
+        return code
+    K.joint_pass(q, v, mi, mf, ws, np.int64(3))
+    K.crba_core(H, mi, mf, ws)
+    K.rnea_core(zero, fext, C, mi, mf, ws, flags & F_FEXT)
+    _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Y, gamma, True)
+    for p in range(npts):
+        for r in range(pptr[p], pptr[p + 1]):
+            if alpha2[r] != 0.0:
+                s = 0.0
+                c0 = cptr[p]
+                for t in range(cptr[p + 1] - c0):
+                    s += G[r, t] * v[chain[c0 + t]]
+                gamma[r] -= alpha2[r] * s
+            bottom[r] = gamma[r]
+    return 0
+
+
+@njit(inline="always", cache=True)
+def _zero_row_tol(G, pptr, cptr):
+    """The magnitude below which a contact row counts as zero: ``ZERO_ROW_RTOL max(1, max|G|)``
+    over the stored chain entries."""
+    gmax = 0.0
+    for p in range(pptr.shape[0] - 1):
+        for r in range(pptr[p], pptr[p + 1]):
+            for t in range(cptr[p + 1] - cptr[p]):
+                if abs(G[r, t]) > gmax:
+                    gmax = abs(G[r, t])
+    return ZERO_ROW_RTOL * max(1.0, gmax)
+
+
 @njit(cache=True)
 def contact_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
     """Forward dynamics (``flags & F_IMPULSE == 0``: ``v`` is the velocity) or impulses
@@ -372,45 +429,13 @@ def contact_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
     if tau.shape[0] != nv:
         return -13, 0.0, False
     impulse = (flags & F_IMPULSE) != 0
-    if impulse:
-        if K.check_finite(q) >= 0:
-            return -1, 0.0, False
-        if K.check_finite(v) >= 0:
-            return -2, 0.0, False
-        K.joint_pass(q, v, mi, mf, ws, np.int64(2))
-        K.crba_core(L, mi, mf, ws)
-        _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Y, gamma, False)
-        if flags & F_ZERO_TARGET:
-            for r in range(n):
-                bottom[r] = 0.0
-    else:
-        code = K.check_inputs(q, v, tau, fext, flags & F_FEXT)
-        if code == 0:
-            code = K.check_q(q, mi)
-        if code != 0:
-            return code, 0.0, False
-        K.joint_pass(q, v, mi, mf, ws, np.int64(3))
-        K.crba_core(L, mi, mf, ws)
-        K.rnea_core(zero, fext, C, mi, mf, ws, flags & F_FEXT)
-        _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Y, gamma, True)
-        for p in range(npts):
-            for r in range(pptr[p], pptr[p + 1]):
-                if alpha2[r] != 0.0:
-                    s = 0.0
-                    c0 = cptr[p]
-                    for t in range(cptr[p + 1] - c0):
-                        s += G[r, t] * v[chain[c0 + t]]
-                    gamma[r] -= alpha2[r] * s
-                bottom[r] = gamma[r]
+    code = _tree_and_rows(q, v, tau, fext, flags, mi, mf, ws, L, C, zero, links, r_link, pptr, N,
+                          cptr, chain, G, Y, gamma, alpha2, bottom)
+    if code != 0:
+        return code, 0.0, False
     # a row that is zero up to rounding (a point on the axis of its only joint) is singular:
     # the general path diagnoses it (same test as sinews.constraints._linalg.zero_tiny_rows)
-    gmax = 0.0
-    for p in range(npts):
-        for r in range(pptr[p], pptr[p + 1]):
-            for t in range(cptr[p + 1] - cptr[p]):
-                if abs(G[r, t]) > gmax:
-                    gmax = abs(G[r, t])
-    tiny = ZERO_ROW_RTOL * max(1.0, gmax)
+    tiny = _zero_row_tol(G, pptr, cptr)
     for p in range(npts):
         for r in range(pptr[p], pptr[p + 1]):
             rmax = 0.0

@@ -27,22 +27,19 @@ import math
 import numpy as np
 from numba import njit
 
-from .. import _kernels as K
 from .._layout import MI_STRIDE
 from ._fast import (
-    F_FEXT,
+    _tree_and_rows,
+    _zero_row_tol,
     F_IMPULSE,
-    F_ZERO_TARGET,
     P_ALPHA2,
     P_BOTTOM,
     P_C,
     P_CHAIN,
-    P_COMMON,
     P_CPTR,
     P_G,
     P_GAMMA,
     P_H,
-    P_LAM,
     P_LINKS,
     P_MAXM,
     P_MI,
@@ -59,11 +56,9 @@ from ._fast import (
     P_WS,
     P_Y,
     P_ZERO,
-    _chain_rows,
 )
 from ._linalg import CHOL_RTOL as _CHOL_RTOL
 from ._linalg import RANK_RTOL as _RANK_RTOL
-from ._linalg import ZERO_ROW_RTOL
 
 # borderline rank / definiteness decisions are left to the general path
 _MARGIN = 1e3
@@ -129,44 +124,12 @@ def contact_null_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
     if tau.shape[0] != nv:
         return -13, 0.0, False
     impulse = (flags & F_IMPULSE) != 0
-    if impulse:
-        if K.check_finite(q) >= 0:
-            return -1, 0.0, False
-        if K.check_finite(v) >= 0:
-            return -2, 0.0, False
-        K.joint_pass(q, v, mi, mf, ws, np.int64(2))
-        K.crba_core(H, mi, mf, ws)
-        _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Yc, gamma, False)
-        if flags & F_ZERO_TARGET:
-            for r in range(n):
-                bottom[r] = 0.0
-    else:
-        code = K.check_inputs(q, v, tau, fext, flags & F_FEXT)
-        if code == 0:
-            code = K.check_q(q, mi)
-        if code != 0:
-            return code, 0.0, False
-        K.joint_pass(q, v, mi, mf, ws, np.int64(3))
-        K.crba_core(H, mi, mf, ws)
-        K.rnea_core(zero, fext, C, mi, mf, ws, flags & F_FEXT)
-        _chain_rows(mi, mf, ws, nv, links, r_link, pptr, N, cptr, chain, G, Yc, gamma, True)
-        for pt in range(npts):
-            for r in range(pptr[pt], pptr[pt + 1]):
-                if alpha2[r] != 0.0:
-                    s = 0.0
-                    c0 = cptr[pt]
-                    for t in range(cptr[pt + 1] - c0):
-                        s += G[r, t] * v[chain[c0 + t]]
-                    gamma[r] -= alpha2[r] * s
-                bottom[r] = gamma[r]
+    code = _tree_and_rows(q, v, tau, fext, flags, mi, mf, ws, H, C, zero, links, r_link, pptr, N,
+                          cptr, chain, G, Yc, gamma, alpha2, bottom)
+    if code != 0:
+        return code, 0.0, False
     # dense rows of G (row r of V = column r of G^T) and the zero-row test of the general path
-    gmax = 0.0
-    for pt in range(npts):
-        for r in range(pptr[pt], pptr[pt + 1]):
-            for t in range(cptr[pt + 1] - cptr[pt]):
-                if abs(G[r, t]) > gmax:
-                    gmax = abs(G[r, t])
-    tiny = ZERO_ROW_RTOL * max(1.0, gmax)
+    tiny = _zero_row_tol(G, pptr, cptr)
     for pt in range(npts):
         c0 = cptr[pt]
         for r in range(pptr[pt], pptr[pt + 1]):
