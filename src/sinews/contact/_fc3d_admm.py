@@ -58,17 +58,8 @@ import scipy.sparse as sp
 from scipy.linalg import lapack
 from numba import njit
 
-from ._fc3d_admm_sparse import admm_sparse_kernel
-from ._fc3d_cone import natural_map_sq_sum_scaled, project_cone
-
-
-@njit(cache=True, nogil=True)
-def _cone_project_inplace(z, mu):
-    nc = mu.shape[0]
-    for a in range(nc):
-        k = 3 * a
-        m = mu[a]
-        z[k], z[k + 1], z[k + 2] = project_cone(z[k], z[k + 1], z[k + 2], m)
+from ._fc3d_admm_sparse import admm_sparse_kernel, admm_zy_step
+from ._fc3d_cone import natural_map_sq_sum_scaled
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
@@ -91,7 +82,6 @@ def admm_kernel(W, Ainv, q, mu, c, st, params, info):
     it = int(params[8])
     adapt = params[9] > 0.0
     m = q.shape[0]
-    nc = m // 3
     r = st[0]
     z = st[1]
     y = st[2]
@@ -138,27 +128,7 @@ def admm_kernel(W, Ainv, q, mu, c, st, params, info):
         for i in range(m):
             u[i] = b[i] - sig * r[i] + q[i]
         # z-update with over-relaxation, dual update, residuals
-        pr = 0.0
-        dr = 0.0
-        nr = 0.0
-        nz = 0.0
-        ny = 0.0
-        for i in range(m):
-            rt = alpha * r[i] + (1.0 - alpha) * z[i]
-            b[i] = z[i]  # keep z^k in b
-            z[i] = rt + y[i] / rho
-        _cone_project_inplace(z, mu)
-        for i in range(m):
-            rt = alpha * r[i] + (1.0 - alpha) * b[i]
-            y[i] += rho * (rt - z[i])
-            pr += (r[i] - z[i]) ** 2
-            dr += (z[i] - b[i]) ** 2
-            nr += r[i] * r[i]
-            nz += z[i] * z[i]
-            ny += y[i] * y[i]
-        for a in range(nc):
-            k = 3 * a
-            s[k] = mu[a] * np.sqrt(u[k + 1] * u[k + 1] + u[k + 2] * u[k + 2])
+        pr, dr, nr, nz, ny = admm_zy_step(r, z, b, y, u, s, mu, alpha, rho)  # z^k kept in b
         err = np.sqrt(natural_map_sq_sum_scaled(r, u, c, mu)) / scale
         if not np.isfinite(err):  # overflow: no point in iterating on
             break

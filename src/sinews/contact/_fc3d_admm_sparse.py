@@ -209,6 +209,39 @@ def bicgstab(indptr, indices, data, sig, blocks, b, x, res, w, rtol, maxit):
     return k
 
 
+@njit(inline="always", cache=True)
+def admm_zy_step(r, z, zk, y, u, s, mu, alpha, rho):
+    """The ADMM steps after the r-update, shared by the dense and the sparse kernels: the
+    over-relaxed z-update projected on the friction cones (``zk`` keeps ``z^k``), the dual
+    update of ``y``, and the De Saxce shift ``s_n = mu |u_t|`` for the next iteration.  Returns
+    the squared primal and dual residuals and the squared norms of r, z and y."""
+    m = r.shape[0]
+    pr = 0.0
+    dr = 0.0
+    nr = 0.0
+    nz = 0.0
+    ny = 0.0
+    for i in range(m):
+        rt = alpha * r[i] + (1.0 - alpha) * z[i]
+        zk[i] = z[i]
+        z[i] = rt + y[i] / rho
+    for a in range(m // 3):
+        k = 3 * a
+        z[k], z[k + 1], z[k + 2] = project_cone(z[k], z[k + 1], z[k + 2], mu[a])
+    for i in range(m):
+        rt = alpha * r[i] + (1.0 - alpha) * zk[i]
+        y[i] += rho * (rt - z[i])
+        pr += (r[i] - z[i]) ** 2
+        dr += (z[i] - zk[i]) ** 2
+        nr += r[i] * r[i]
+        nz += z[i] * z[i]
+        ny += y[i] * y[i]
+    for a in range(m // 3):
+        k = 3 * a
+        s[k] = mu[a] * np.sqrt(u[k + 1] * u[k + 1] + u[k + 2] * u[k + 2])
+    return pr, dr, nr, nz, ny
+
+
 @njit(cache=True, nogil=True, fastmath=_FM)
 def admm_sparse_kernel(ap, ai, ax, wp, wi, wx, q, mu, c, st, params, info):
     """ADMM iterations on CSR matrices: A = (ap, ai, ax) for the solves (W~ or its symmetric
@@ -270,29 +303,7 @@ def admm_sparse_kernel(ap, ai, ax, wp, wi, wx, q, mu, c, st, params, info):
         # (A + sig I) r = b - res  =>  u = W r + q = b - res - sig r + q
         for i in range(m):
             u[i] = b[i] - res[i] - sig * r[i] + q[i]
-        pr = 0.0
-        dr = 0.0
-        nr = 0.0
-        nz = 0.0
-        ny = 0.0
-        for i in range(m):
-            rt = alpha * r[i] + (1.0 - alpha) * z[i]
-            zk[i] = z[i]
-            z[i] = rt + y[i] / rho
-        for a in range(nc):
-            k = 3 * a
-            z[k], z[k + 1], z[k + 2] = project_cone(z[k], z[k + 1], z[k + 2], mu[a])
-        for i in range(m):
-            rt = alpha * r[i] + (1.0 - alpha) * zk[i]
-            y[i] += rho * (rt - z[i])
-            pr += (r[i] - z[i]) ** 2
-            dr += (z[i] - zk[i]) ** 2
-            nr += r[i] * r[i]
-            nz += z[i] * z[i]
-            ny += y[i] * y[i]
-        for a in range(nc):
-            k = 3 * a
-            s[k] = mu[a] * np.sqrt(u[k + 1] * u[k + 1] + u[k + 2] * u[k + 2])
+        pr, dr, nr, nz, ny = admm_zy_step(r, z, zk, y, u, s, mu, alpha, rho)
         err = np.sqrt(natural_map_sq_sum_scaled(r, u, c, mu)) / scale
         if not np.isfinite(err):  # overflow: no point in iterating on
             break
