@@ -377,6 +377,35 @@ def _zero_row_tol(G, pptr, cptr):
     return ZERO_ROW_RTOL * max(1.0, gmax)
 
 
+@njit(inline="always", cache=True)
+def _result(G, x, mult, bottom, pptr, cptr, chain, nv, n):
+    """``(code, residual, converged)`` of a compiled solve: the residual ``max |G x - bottom|``
+    over the chain rows, converged when it is at most ``1e-9 (1 + max(|G x|, |bottom|))``;
+    code 3 (the general path takes over) when ``x`` or ``mult`` is not finite."""
+    res = 0.0
+    scale = 0.0
+    for p in range(pptr.shape[0] - 1):
+        c0 = cptr[p]
+        for r in range(pptr[p], pptr[p + 1]):
+            s = 0.0
+            for t in range(cptr[p + 1] - c0):
+                s += G[r, t] * x[chain[c0 + t]]
+            e = abs(s - bottom[r])
+            if e > res:
+                res = e
+            if abs(s) > scale:
+                scale = abs(s)
+            if abs(bottom[r]) > scale:
+                scale = abs(bottom[r])
+    for i in range(nv):
+        if not math.isfinite(x[i]):
+            return 3, res, False
+    for r in range(n):
+        if not math.isfinite(mult[r]):
+            return 3, res, False
+    return 0, res, res <= 1e-9 * (1.0 + scale)
+
+
 @njit(cache=True)
 def contact_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
     """Forward dynamics (``flags & F_IMPULSE == 0``: ``v`` is the velocity) or impulses
@@ -591,26 +620,4 @@ def contact_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
             for t in range(cptr[p + 1] - c0):
                 x[chain[c0 + t]] += Y[a, t] * ma
     K.ltl_solve_l(L, lam, x)
-    # residual max |G x - bottom| on the chains
-    res = 0.0
-    scale = 0.0
-    for p in range(npts):
-        c0 = cptr[p]
-        for r in range(pptr[p], pptr[p + 1]):
-            s = 0.0
-            for t in range(cptr[p + 1] - c0):
-                s += G[r, t] * x[chain[c0 + t]]
-            e = abs(s - bottom[r])
-            if e > res:
-                res = e
-            if abs(s) > scale:
-                scale = abs(s)
-            if abs(bottom[r]) > scale:
-                scale = abs(bottom[r])
-    for i in range(nv):
-        if not math.isfinite(x[i]):
-            return 3, res, False
-    for r in range(n):
-        if not math.isfinite(mult[r]):
-            return 3, res, False
-    return 0, res, res <= 1e-9 * (1.0 + scale)
+    return _result(G, x, mult, bottom, pptr, cptr, chain, nv, n)

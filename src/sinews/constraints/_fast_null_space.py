@@ -29,6 +29,7 @@ from numba import njit
 
 from .._layout import MI_STRIDE
 from ._fast import (
+    _result,
     _tree_and_rows,
     _zero_row_tol,
     F_IMPULSE,
@@ -371,26 +372,4 @@ def contact_null_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
     if impulse:
         for i in range(nv):
             x[i] += v[i]
-    # residual max |G x - bottom| on the chains
-    res = 0.0
-    scale = 0.0
-    for pt in range(npts):
-        c0 = cptr[pt]
-        for r in range(pptr[pt], pptr[pt + 1]):
-            s = 0.0
-            for t in range(cptr[pt + 1] - c0):
-                s += G[r, t] * x[chain[c0 + t]]
-            e = abs(s - bottom[r])
-            if e > res:
-                res = e
-            if abs(s) > scale:
-                scale = abs(s)
-            if abs(bottom[r]) > scale:
-                scale = abs(bottom[r])
-    for i in range(nv):
-        if not math.isfinite(x[i]):
-            return 3, res, False
-    for r in range(n):
-        if not math.isfinite(mult[r]):
-            return 3, res, False
-    return 0, res, res <= 1e-9 * (1.0 + scale)
+    return _result(G, x, mult, bottom, pptr, cptr, chain, nv, n)
