@@ -31,7 +31,7 @@ from numba import njit
 def project_cone(zn, z1, z2, m):
     """Euclidean projection of [zn, z1, z2] onto the cone K_m (the three cases above)."""
     t = np.sqrt(z1 * z1 + z2 * z2)
-    if t <= m * zn:
+    if t <= m * zn and zn >= 0.0:  # zn >= 0: a pulling r is outside K_0 (mu = 0)
         return zn, z1, z2
     if m * t <= -zn:
         return 0.0, 0.0, 0.0

@@ -201,7 +201,7 @@ def _matvec_bound_csr(indptr, indices, data, q, r, u, b):
 @njit(inline="always", cache=True, fastmath=_EXACT)
 def _project_plain(zn, z1, z2, m):
     t = math.hypot(z1, z2)
-    if t <= m * zn:
+    if t <= m * zn and zn >= 0.0:
         return zn, z1, z2
     if m * t <= -zn:
         return 0.0, 0.0, 0.0

@@ -313,7 +313,7 @@ def project_on_cone(r, mu, dimension=3):
     Z = np.ldexp(R, -k[:, None])  # entries in [-1, 1]
     zn = Z[:, 0]
     t = np.hypot(Z[:, 1], Z[:, 2]) if d == 3 else np.abs(Z[:, 1])
-    inside = t <= mu * zn
+    inside = (t <= mu * zn) & (zn >= 0)  # zn >= 0: mu = 0 and a pulling r
     polar = ~inside & (mu * t <= -zn)
     side = ~(inside | polar)
     out = Z.copy()
