@@ -140,14 +140,19 @@ def test_urdf_root_link_named_world_is_the_ground():
         load_urdf(xml, floating_base=True)
 
 
-def test_urdf_transmissions_and_limits_are_ignored():
+def test_urdf_transmissions_are_ignored_limits_are_kept():
     xml = pendulum(extra='<limit lower="-1" upper="1" effort="3" velocity="2"/><dynamics damping="0.1"/>')
     xml = xml.replace(
         "</robot>",
         '<transmission name="t"><type>transmission_interface/SimpleTransmission</type>'
         '<joint name="hinge"/></transmission></robot>',
     )
-    assert load_urdf(xml).nv == 1
+    m = load_urdf(xml)
+    assert m.nv == 1
+    # a continuous joint is unbounded whatever its <limit> says (URDF spec)
+    assert m.lower_position_limit.tolist() == [-np.inf] and m.upper_position_limit.tolist() == [np.inf]
+    assert m.effort_limit.tolist() == [3.0] and m.velocity_limit.tolist() == [2.0]
+    assert m.damping.tolist() == [0.1] and m.friction.tolist() == [0.0]
 
 
 # ----------------------------------------------------------------------------- bad input
@@ -176,9 +181,12 @@ def test_urdf_zero_axis():
         load_urdf(pendulum(axis="0 0 0"))
 
 
-def test_urdf_mimic_joint_rejected():
-    with pytest.raises(URDFError, match="joint 'hinge'.*mimic"):
-        load_urdf(pendulum(extra='<mimic joint="other" multiplier="2"/>'))
+def test_urdf_mimic_of_an_unknown_joint_warns_and_loads_independent():
+    from sinews.urdf import URDFWarning
+
+    with pytest.warns(URDFWarning, match="joint 'hinge'.*<mimic> names 'other'.*independent"):
+        m = load_urdf(pendulum(extra='<mimic joint="other" multiplier="2"/>'))
+    assert m.nv == 1 and m.mimic_joints == ()
 
 
 def test_urdf_planar_joint_needs_z_axis():
@@ -218,10 +226,15 @@ def test_urdf_incomplete_inertia_rejected():
         load_urdf(xml)
 
 
-def test_urdf_negative_mass_rejected():
+def test_urdf_negative_mass_rejected_when_strict_repaired_to_zero_by_default():
+    from sinews.urdf import URDFInertiaWarning
+
     xml = pendulum().replace('<mass value="2"/>', '<mass value="-2"/>')
     with pytest.raises(URDFError, match="link 'rod'.*mass"):
-        load_urdf(xml)
+        load_urdf(xml, inertia="strict")
+    with pytest.warns(URDFInertiaWarning, match="link 'rod'.*mass -2 -> 0"):
+        m = load_urdf(xml)
+    assert m.body("rod").inertia.mass == 0.0
 
 
 def test_urdf_bad_argument_types():
@@ -229,3 +242,10 @@ def test_urdf_bad_argument_types():
         load_urdf(42)
     with pytest.raises(ValueError, match="floating_base"):
         load_urdf(pendulum(), floating_base="yes")
+    with pytest.raises(ValueError, match="mimic must be one of"):
+        load_urdf(pendulum(), mimic="yes")
+    with pytest.raises(ValueError, match="inertia must be one of"):
+        load_urdf(pendulum(), inertia=None)
+    with pytest.raises(ValueError, match="package_dirs"):
+        load_urdf(pendulum().replace("</link>", '<visual><geometry><mesh filename="a.stl"/></geometry></visual></link>', 1),
+                  package_dirs=42)

@@ -95,9 +95,12 @@ def test_urdf_structure_matches_pinocchio(fname, floating):
     joint_frames = [f.name for f in pm.frames if f.type in (pin.FrameType.JOINT, pin.FrameType.FIXED_JOINT)]
     joint_frames = [n for n in joint_frames if n not in ("universe", "root_joint")]
     assert sorted(f.name for f in model.frames) == sorted(joint_frames)
-    # total mass of the moving bodies
+    # total mass of the moving bodies (bodies welded to the world keep their inertia but do not
+    # count, as in Pinocchio's computeTotalMass)
     moving = sum(pm.inertias[i].mass for i in range(1, pm.njoints))
-    assert sum(b.inertia.mass for b in model.bodies) == pytest.approx(moving, rel=1e-12)
+    assert model.total_mass() == pytest.approx(moving, rel=1e-12)
+    assert model.total_mass() == pytest.approx(pin.computeTotalMass(pm), rel=1e-12)
+    assert model.total_mass(include_ground=True) == pytest.approx(sum(b.inertia.mass for b in model.bodies), rel=1e-12)
 
 
 def _welded_to_world(model, body):

@@ -9,6 +9,14 @@ their scratch memory lives in a :class:`Data` (``model.data()`` or the model's d
 Body 0 is the world (named ``"world"``).  Fixed joints do not create kernel links: a welded
 body is merged into its movable ancestor (its inertia is added there) but keeps its own id,
 name and frame.
+
+Besides the tree, a model carries records (:mod:`sinews._model_records`): joint properties
+with Pinocchio's names (``lower_position_limit``, ``upper_position_limit``, ``velocity_limit``,
+``effort_limit``, ``damping``, ``friction``, ``armature``; set with
+:meth:`Model.set_joint_properties`), mimic records (:attr:`Model.mimic_joints`) and visual and
+collision shapes (:attr:`Model.visuals`, :attr:`Model.collisions`).  Armature enters the
+dynamics (``M += diag(armature)``); the rest is data for simulators, viewers and people
+(:meth:`Model.summary`, :meth:`Model.tree_text`, :meth:`Model.to_dot`; ``docs/models.md``).
 """
 
 from __future__ import annotations
@@ -17,15 +25,31 @@ from dataclasses import dataclass
 
 import threading
 
+import os
+from typing import TYPE_CHECKING, Union
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _layout as L
+from . import _model_records as _jp
 from ._checks import real_array
-from .joints import JT_FIXED, JT_FREEFLYER, JT_MULTIAXIS, JT_SPHERICAL, Joint
+from ._model_records import JointProperties, MimicJoint, ShapeRecord
+from ._compiled_model import CompiledModel
+from .joints import JT_FIXED, Joint
 from .spatial import SpatialInertia, Transform
 from .spatial import as_transform as _as_transform
 
-__all__ = ["Model", "Data", "Body", "Frame"]
+__all__ = ["Model", "Data", "Body", "Frame", "JointProperties", "MimicJoint", "ShapeRecord"]
+
+if TYPE_CHECKING:
+    from .constraints import ConstraintSet
+
+#: A body given by id or name.
+BodyRef = Union[int, str]
+#: A pose: a :class:`Transform`, an ``(R, p)`` pair, a 4x4 matrix, a translation 3-vector or
+#: ``None`` (identity).
+TransformLike = Union[Transform, tuple, ArrayLike, None]
 
 WORLD = 0
 
@@ -64,7 +88,7 @@ class Model:
     (1, 1)
     """
 
-    def __init__(self, gravity=(0.0, 0.0, -9.81), name: str = "model"):
+    def __init__(self, gravity: ArrayLike = (0.0, 0.0, -9.81), name: str = "model") -> None:
         self.name = str(name)
         self._bodies: list[Body] = [
             Body(0, "world", -1, None, Transform.identity(), SpatialInertia.zero())
@@ -74,6 +98,9 @@ class Model:
         self._frame_by_name: dict[str, int] = {}
         self._nq = 0
         self._nv = 0
+        self._joint_props: dict[int, dict[str, np.ndarray]] = {}  # body id -> non-default values
+        self._mimic: list[MimicJoint] = []
+        self._shapes: dict[str, list[ShapeRecord]] = {"visual": [], "collision": []}
         self._compiled = None
         self._tls = threading.local()  # per-thread default workspace (see default_data)
         self._lock = threading.Lock()  # compiles the model once when threads race to use it
@@ -87,6 +114,9 @@ class Model:
         return state
 
     def __setstate__(self, state):
+        state.setdefault("_joint_props", {})  # models pickled before joint properties existed
+        state.setdefault("_mimic", [])
+        state.setdefault("_shapes", {"visual": [], "collision": []})
         self.__dict__.update(state)
         self._tls = threading.local()
         self._lock = threading.Lock()
@@ -94,9 +124,9 @@ class Model:
     # ------------------------------------------------------------------ building
     def add_body(
         self,
-        parent,
+        parent: BodyRef,
         joint: Joint,
-        X_parent_joint=None,
+        X_parent_joint: TransformLike = None,
         inertia: SpatialInertia | None = None,
         name: str | None = None,
     ) -> int:
@@ -135,7 +165,7 @@ class Model:
         self._body_by_name[name] = bid
         return bid
 
-    def add_frame(self, name: str, body, X_body_frame=None) -> int:
+    def add_frame(self, name: str, body: BodyRef, X_body_frame: TransformLike = None) -> int:
         """Add a named frame fixed on ``body`` and return its frame id."""
         bid = self._resolve_body(body, "body")
         if not isinstance(name, str):
@@ -149,6 +179,165 @@ class Model:
             if self._compiled is not None:  # frames may be added to a finalized model
                 self._compiled.compile_frames(self)
         return fid
+
+    # ------------------------------------------------------------------ joint properties
+    def set_joint_properties(
+        self,
+        body: BodyRef,
+        *,
+        lower: ArrayLike | None = None,
+        upper: ArrayLike | None = None,
+        velocity_limit: ArrayLike | None = None,
+        effort_limit: ArrayLike | None = None,
+        damping: ArrayLike | None = None,
+        friction: ArrayLike | None = None,
+        armature: ArrayLike | None = None,
+    ) -> None:
+        """Set limits, damping, friction or armature of the joint that moves ``body``.
+
+        ``body``: body id or name (its joint must have degrees of freedom).  ``lower``,
+        ``upper``: position limits, scalar or ``(joint.nq,)``; ``velocity_limit``,
+        ``effort_limit``, ``damping``, ``friction``, ``armature``: scalar or ``(joint.nv,)``.
+        Arguments left at ``None`` keep their current value (defaults: limits -inf/+inf,
+        velocity and effort limits +inf, the rest 0).  Refused (``RuntimeError``) once the
+        model is compiled, like :meth:`add_body`; bad values raise ``ValueError``.
+        """
+        if self._compiled is not None:
+            raise RuntimeError("the model is finalized (an algorithm has used it); set joint properties before using it")
+        b = self.body(body)
+        if b.id == 0 or b.joint.code == JT_FIXED:
+            what = "the world" if b.id == 0 else "a fixed joint"
+            raise ValueError(f"body: {b.name!r} has {what}, which has no degrees of freedom to set properties on")
+        nq, nv = b.joint.nq, b.joint.nv
+        current = self._joint_props.get(b.id) or _jp.defaults(nq, nv)
+        values = dict(lower=lower, upper=upper, velocity_limit=velocity_limit, effort_limit=effort_limit,
+                      damping=damping, friction=friction, armature=armature)
+        self._joint_props[b.id] = _jp.validated(values, current, nq, nv, b.name)
+
+    def joint_properties(self, body: BodyRef) -> JointProperties:
+        """The :class:`JointProperties` (limits, damping, friction, armature) of the joint that
+        moves ``body`` (body id or name); a fixed joint has empty arrays."""
+        b = self.body(body)
+        nq, nv = (0, 0) if b.joint is None else (b.joint.nq, b.joint.nv)
+        if b.joint is not None and b.joint.code == JT_FIXED:
+            nq = nv = 0
+        vals = self._joint_props.get(b.id) or _jp.defaults(nq, nv)
+        kind = "world" if b.joint is None else b.joint.kind
+        return JointProperties(b.name, kind, b.idx_q, b.idx_v, *(_jp._readonly(vals[n]) for n in _jp.PROPERTY_NAMES))
+
+    def _property_vector(self, name: str, per_q: bool) -> np.ndarray:
+        out = np.full(self._nq if per_q else self._nv, {**_jp.Q_PROPERTIES, **_jp.V_PROPERTIES}[name])
+        for bid, vals in self._joint_props.items():
+            b = self._bodies[bid]
+            i = b.idx_q if per_q else b.idx_v
+            a = vals[name]
+            out[i : i + a.size] = a
+        return out
+
+    @property
+    def lower_position_limit(self) -> np.ndarray:
+        """Lower position limits ``(nq,)`` (a copy; ``-inf`` where unlimited)."""
+        return self._property_vector("lower", True)
+
+    @property
+    def upper_position_limit(self) -> np.ndarray:
+        """Upper position limits ``(nq,)`` (a copy; ``+inf`` where unlimited)."""
+        return self._property_vector("upper", True)
+
+    @property
+    def velocity_limit(self) -> np.ndarray:
+        """Velocity limits ``(nv,)`` (a copy; ``+inf`` where unlimited)."""
+        return self._property_vector("velocity_limit", False)
+
+    @property
+    def effort_limit(self) -> np.ndarray:
+        """Effort (force/torque) limits ``(nv,)`` (a copy; ``+inf`` where unlimited)."""
+        return self._property_vector("effort_limit", False)
+
+    @property
+    def damping(self) -> np.ndarray:
+        """Viscous joint damping ``(nv,)`` (a copy; not applied by the tree algorithms)."""
+        return self._property_vector("damping", False)
+
+    @property
+    def friction(self) -> np.ndarray:
+        """Joint (Coulomb) friction ``(nv,)`` (a copy; not applied by the tree algorithms)."""
+        return self._property_vector("friction", False)
+
+    @property
+    def armature(self) -> np.ndarray:
+        """Rotor inertia added to the diagonal of the mass matrix ``(nv,)`` (a copy)."""
+        return self._property_vector("armature", False)
+
+    def add_mimic(self, joint: BodyRef, mimicked: BodyRef, multiplier: float = 1.0, offset: float = 0.0) -> MimicJoint:
+        """Record that ``q[joint] = multiplier * q[mimicked] + offset`` (URDF ``<mimic>``).
+
+        ``joint``, ``mimicked``: bodies (id or name) moved by two distinct one-dof joints.  The
+        model keeps ``joint`` as a coordinate; the record (:attr:`mimic_joints`) is turned into a
+        constraint by ``ConstraintSet.add_mimic_constraints(model)``.  A joint mimics at most one
+        other.  Refused once the model is compiled.  Returns the :class:`MimicJoint` record.
+        """
+        if self._compiled is not None:
+            raise RuntimeError("the model is finalized (an algorithm has used it); add mimic records before using it")
+        rec = _jp.check_mimic(self, joint, mimicked, multiplier, offset)
+        self._mimic.append(rec)
+        return rec
+
+    @property
+    def mimic_joints(self) -> tuple[MimicJoint, ...]:
+        """The mimic records (:class:`MimicJoint`), in the order they were added."""
+        return tuple(self._mimic)
+
+    def add_visual(self, body: BodyRef, kind: str, size: ArrayLike = (), X_body_geometry: TransformLike = None, *,
+                   mesh: str | os.PathLike | None = None, mesh_uri: str | None = None,
+                   scale: ArrayLike = (1.0, 1.0, 1.0), name: str | None = None,
+                   rgba: ArrayLike | None = None) -> ShapeRecord:
+        """Record a visual shape on ``body`` (see :class:`ShapeRecord` for the arguments); for
+        viewers only, allowed at any time.  Returns the record."""
+        rec = _jp.make_shape(self.body(body).name, kind, size, X_body_geometry, mesh, mesh_uri, scale, name, rgba)
+        self._shapes["visual"].append(rec)
+        return rec
+
+    def add_collision(self, body: BodyRef, kind: str, size: ArrayLike = (), X_body_geometry: TransformLike = None, *,
+                   mesh: str | os.PathLike | None = None, mesh_uri: str | None = None,
+                   scale: ArrayLike = (1.0, 1.0, 1.0), name: str | None = None,
+                   rgba: ArrayLike | None = None) -> ShapeRecord:
+        """Record a collision shape on ``body`` (see :class:`ShapeRecord`); a record only (the
+        dynamics does not read it).  Returns the record."""
+        rec = _jp.make_shape(self.body(body).name, kind, size, X_body_geometry, mesh, mesh_uri, scale, name, rgba)
+        self._shapes["collision"].append(rec)
+        return rec
+
+    @property
+    def visuals(self) -> tuple[ShapeRecord, ...]:
+        """The visual shapes (:class:`ShapeRecord`), e.g. URDF ``<visual>`` elements."""
+        return tuple(self._shapes["visual"])
+
+    @property
+    def collisions(self) -> tuple[ShapeRecord, ...]:
+        """The collision shapes (:class:`ShapeRecord`), e.g. URDF ``<collision>`` elements."""
+        return tuple(self._shapes["collision"])
+
+    def welded_to_world(self, body: BodyRef) -> bool:
+        """Whether ``body`` is the world or attached to it by fixed joints only."""
+        b = self.body(body)
+        while b.id != 0:
+            if b.joint.code != JT_FIXED:
+                return False
+            b = self._bodies[b.parent]
+        return True
+
+    def total_mass(self, include_ground: bool = False) -> float:
+        """Sum of the body masses.
+
+        By default only the bodies that move (not welded to the world) count, which is what the
+        dynamics sees and what Pinocchio's ``computeTotalMass`` returns; ``include_ground=True``
+        also counts bodies welded to the world (a fixed base, a table).
+        """
+        if not isinstance(include_ground, (bool, np.bool_)):
+            raise ValueError(f"include_ground must be True or False, got {include_ground!r}")
+        return float(sum(b.inertia.mass for b in self._bodies[1:]
+                         if include_ground or not self.welded_to_world(b.id)))
 
     # ------------------------------------------------------------------ look-ups
     def _resolve_body(self, body, argname="body") -> int:
@@ -166,11 +355,11 @@ class Model:
                 raise KeyError(f"{argname}: no body named {body!r}") from None
         raise KeyError(f"{argname} must be a body id or name, got {body!r}")
 
-    def body_id(self, name) -> int:
+    def body_id(self, name: BodyRef) -> int:
         """Id of the body named ``name`` (``KeyError`` if unknown)."""
         return self._resolve_body(name, "name")
 
-    def frame_id(self, name) -> int:
+    def frame_id(self, name: int | str) -> int:
         """Id of the frame named ``name`` (or a valid id); ``KeyError`` if unknown."""
         if isinstance(name, (int, np.integer)) and not isinstance(name, (bool, np.bool_)):
             if not 0 <= int(name) < len(self._frames):
@@ -183,11 +372,11 @@ class Model:
         except KeyError:
             raise KeyError(f"frame: no frame named {name!r}") from None
 
-    def body(self, body) -> Body:
+    def body(self, body: BodyRef) -> Body:
         """The :class:`Body` record of a body id or name."""
         return self._bodies[self._resolve_body(body)]
 
-    def frame(self, frame) -> Frame:
+    def frame(self, frame: int | str) -> Frame:
         """The :class:`Frame` record of a frame id or name."""
         return self._frames[self.frame_id(frame)]
 
@@ -239,11 +428,11 @@ class Model:
             if self._compiled is not None:
                 self._compiled.mf[L.MF_GRAVITY : L.MF_GRAVITY + 3] = g
 
-    def idx_q(self, body) -> int:
+    def idx_q(self, body: BodyRef) -> int:
         """First index of the body's joint in ``q`` (-1 for welded bodies)."""
         return self.body(body).idx_q
 
-    def idx_v(self, body) -> int:
+    def idx_v(self, body: BodyRef) -> int:
         """First index of the body's joint in ``v`` (-1 for welded bodies)."""
         return self.body(body).idx_v
 
@@ -280,185 +469,30 @@ class Model:
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:
-        """A readable table of bodies, joints, indices, masses and frames."""
-        rows = [("id", "name", "parent", "joint", "idx_q", "idx_v", "mass")]
-        for b in self._bodies[1:]:
-            rows.append(
-                (
-                    str(b.id),
-                    b.name,
-                    self._bodies[b.parent].name,
-                    repr(b.joint),
-                    str(b.idx_q) if b.idx_q >= 0 else "-",
-                    str(b.idx_v) if b.idx_v >= 0 else "-",
-                    f"{b.inertia.mass:.4g}",
-                )
-            )
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        lines = [f"Model {self.name!r}: {self.nbodies - 1} bodies, nq={self.nq}, nv={self.nv}, gravity={self._gravity.tolist()}"]
-        for j, r in enumerate(rows):
-            lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)))
-            if j == 0:
-                lines.append("  ".join("-" * w for w in widths))
-        if self._frames:
-            lines.append("frames: " + ", ".join(f"{f.name} (on {self._bodies[f.body].name})" for f in self._frames))
-        return "\n".join(lines)
+        """A readable table of bodies, joints, dof indices, masses and limits, then the total
+        mass, frames and mimic records (:func:`sinews.model_summary.summary`)."""
+        from .model_summary import summary
+
+        return summary(self)
+
+    def tree_text(self, constraints: ConstraintSet | None = None) -> str:
+        """The kinematic tree as indented text, with the mimic records and, given a
+        ``ConstraintSet``, its loop/coordinate/contact constraints
+        (:func:`sinews.model_summary.tree_text`)."""
+        from .model_summary import tree_text
+
+        return tree_text(self, constraints)
+
+    def to_dot(self, constraints: ConstraintSet | None = None) -> str:
+        """The tree and its couplings as Graphviz DOT text (:func:`sinews.model_summary.to_dot`)."""
+        from .model_summary import to_dot
+
+        return to_dot(self, constraints)
 
     __str__ = summary
 
     def __repr__(self) -> str:
         return f"<sinews.Model {self.name!r} bodies={self.nbodies - 1} nq={self.nq} nv={self.nv}>"
-
-
-class CompiledModel:
-    """Flat arrays of a finalized model (internal; see :mod:`sinews._layout`)."""
-
-    def __init__(self, model: Model):
-        bodies = model._bodies
-        nb = len(bodies)
-        # link of every body and the pose of the body in that link's frame
-        link_of_body = np.full(nb, -1, dtype=np.int64)
-        X_link_body: list[Transform] = [Transform.identity()] * nb
-        links: list[int] = []  # body id of each link
-        for b in bodies[1:]:
-            if b.joint.code == JT_FIXED:
-                link_of_body[b.id] = link_of_body[b.parent]
-                X_link_body[b.id] = X_link_body[b.parent] @ b.X_parent_joint
-            else:
-                link_of_body[b.id] = len(links)
-                links.append(b.id)
-        nl = len(links)
-        self.nlinks = nl
-        self.nq = model.nq
-        self.nv = model.nv
-        self.link_of_body = link_of_body
-        self.link_of_body_list = [int(k) for k in link_of_body]
-        self.body_in_link_frame = [X.R is not None and np.array_equal(X.R, np.eye(3)) and not np.any(X.p) for X in X_link_body]
-        self.link_body = np.array(links, dtype=np.int64)
-        self.X_link_body_R = np.array([X.R for X in X_link_body])
-        self.X_link_body_p = np.array([X.p for X in X_link_body])
-        # link inertias (with welded bodies merged)
-        inertia = [SpatialInertia.zero() for _ in range(nl)]
-        for b in bodies[1:]:
-            k = link_of_body[b.id]
-            if k < 0:
-                continue  # welded to the world: part of the ground, no dynamic effect
-            inertia[k] = inertia[k] + b.inertia.transformed(X_link_body[b.id])
-        mi = np.zeros((max(nl, 1), L.MI_STRIDE), dtype=np.int64)
-        extra = []
-        extra_off = L.MF_HEADER + nl * L.MF_STRIDE
-        mf_links = np.zeros((nl, L.MF_STRIDE))
-        for k, bid in enumerate(links):
-            b = bodies[bid]
-            j = b.joint
-            X = X_link_body[b.parent] @ b.X_parent_joint  # joint frame in the parent link
-            mi[k, L.MI_PARENT] = link_of_body[b.parent]
-            mi[k, L.MI_TYPE] = j.code
-            mi[k, L.MI_IQ] = b.idx_q
-            mi[k, L.MI_IV] = b.idx_v
-            mi[k, L.MI_NQ] = j.nq
-            mi[k, L.MI_NV] = j.nv
-            mi[k, L.MI_AXIS] = j.axis_code
-            if j.code == JT_MULTIAXIS:
-                extra.append(j.axes.reshape(-1))
-            row = mf_links[k]
-            row[L.MF_JR : L.MF_JR + 9] = X.R.reshape(-1)
-            row[L.MF_JP : L.MF_JP + 3] = X.p
-            row[L.MF_AXIS : L.MF_AXIS + 3] = j.axis
-            row[L.MF_PITCH] = j.pitch
-            I = inertia[k]
-            Io = I.inertia_origin
-            row[L.MF_MASS] = I.mass
-            row[L.MF_H : L.MF_H + 3] = I.mass * I.com
-            row[L.MF_IO : L.MF_IO + 6] = [Io[0, 0], Io[1, 1], Io[2, 2], Io[0, 1], Io[0, 2], Io[1, 2]]
-        # offsets of the multi-axis joints' axes, stored after the per-link blocks
-        off = extra_off
-        for k, bid in enumerate(links):
-            if mi[k, L.MI_TYPE] == JT_MULTIAXIS:
-                mi[k, L.MI_AXES] = off
-                off += 6 * bodies[bid].joint.nv
-        header = np.zeros(L.MF_HEADER)
-        header[:3] = model.gravity
-        self.mi = mi[:nl] if nl else mi[:0]
-        self.mf = np.concatenate([header, mf_links.reshape(-1)] + extra)
-        self.link_inertia = inertia
-        # the same, as arrays (read by the energies and the centre of mass on every call)
-        self.link_mass = np.array([I.mass for I in inertia], dtype=float)
-        self.link_h = np.array([I.mass * I.com for I in inertia], dtype=float).reshape(-1, 3)
-        self.link_Io = np.array([I.inertia_origin for I in inertia], dtype=float).reshape(-1, 3, 3)
-        # dof parent array (lambda) for the branch-sparse factorisation
-        lam = np.full(model.nv, -1, dtype=np.int64)
-        for k in range(nl):
-            iv, nvj, par = mi[k, L.MI_IV], mi[k, L.MI_NV], mi[k, L.MI_PARENT]
-            lam[iv] = mi[par, L.MI_IV] + mi[par, L.MI_NV] - 1 if par >= 0 else -1
-            for i in range(1, nvj):
-                lam[iv + i] = iv + i - 1
-        self.lam = lam
-        # dof -> link
-        self.link_of_dof = np.zeros(model.nv, dtype=np.int64)
-        for k in range(nl):
-            self.link_of_dof[mi[k, L.MI_IV] : mi[k, L.MI_IV] + mi[k, L.MI_NV]] = k
-        self.has_quaternion = bool(np.any(np.isin(self.mi[:, L.MI_TYPE], [JT_SPHERICAL, JT_FREEFLYER])))
-        starts = [
-            int(self.mi[k, L.MI_IQ]) + (3 if self.mi[k, L.MI_TYPE] == JT_FREEFLYER else 0)
-            for k in range(nl)
-            if self.mi[k, L.MI_TYPE] in (JT_SPHERICAL, JT_FREEFLYER)
-        ]
-        self.quat_slices = np.array(starts, dtype=np.int64).reshape(-1, 1) + np.arange(4)
-        self._X_link_body = X_link_body
-        self.compile_frames(model)
-
-    def compile_frames(self, model: Model) -> None:
-        """The placement table ``pl`` (see :mod:`sinews._layout`): one row per body (index = body
-        id), then one per frame (index = nbodies + frame id): the kernel link that carries it and
-        its pose in that link's frame.  Also the look-up tables ``body_rows`` and ``frame_rows``
-        (name or id -> row).  Rebuilt when a frame is added to a compiled model."""
-        nb = len(model._bodies)
-        frames = model._frames
-        rows = []
-        links = []
-        for b in range(nb):
-            rows.append(self._X_link_body[b])
-            links.append(int(self.link_of_body[b]))
-        for f in frames:
-            rows.append(self._X_link_body[f.body] @ f.X_body_frame)
-            links.append(int(self.link_of_body[f.body]))
-        pl = np.zeros((len(rows), L.PL_STRIDE))
-        for r, (X, k) in enumerate(zip(rows, links)):
-            pl[r, L.PL_LINK] = k
-            pl[r, L.PL_R : L.PL_R + 9] = X.R.reshape(-1)
-            pl[r, L.PL_P : L.PL_P + 3] = X.p
-        body_rows = {b.name: b.id for b in model._bodies}
-        body_rows.update({b: b for b in range(nb)})
-        frame_rows = {f.name: nb + f.id for f in frames}
-        frame_rows.update({f.id: nb + f.id for f in frames})
-        self.nbodies = nb
-        self.nframes = len(frames)
-        self.pl = pl.reshape(-1)
-        self.body_rows = body_rows
-        self.frame_rows = frame_rows
-
-    def constant_motion_subspaces(self) -> np.ndarray:
-        """S (6 x nv, child axes) for every joint whose S does not depend on q (zeros elsewhere)."""
-        from .joints import JT_HELICAL, JT_PRISMATIC, JT_REVOLUTE
-
-        S = np.zeros((self.nv, 6))
-        for k in range(self.nlinks):
-            jt, iv = self.mi[k, L.MI_TYPE], self.mi[k, L.MI_IV]
-            base = L.MF_HEADER + k * L.MF_STRIDE
-            axis = self.mf[base + L.MF_AXIS : base + L.MF_AXIS + 3]
-            if jt == JT_REVOLUTE:
-                S[iv, :3] = axis
-            elif jt == JT_PRISMATIC:
-                S[iv, 3:] = axis
-            elif jt == JT_HELICAL:
-                S[iv, :3] = axis
-                S[iv, 3:] = self.mf[base + L.MF_PITCH] * axis
-            elif jt == JT_SPHERICAL:
-                S[iv : iv + 3, :3] = np.eye(3)
-            elif jt == JT_FREEFLYER:
-                S[iv : iv + 6, :] = np.eye(6)
-        return S
 
 
 class Data:
@@ -469,7 +503,7 @@ class Data:
     thread's own default workspace (:attr:`Model.default_data`).
     """
 
-    def __init__(self, model: Model):
+    def __init__(self, model: Model) -> None:
         if not isinstance(model, Model):
             raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
         c = model.compiled

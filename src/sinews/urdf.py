@@ -1,8 +1,9 @@
 """Load a URDF robot description into a :class:`sinews.Model`.
 
-Parsing is done by `yourdfpy <https://github.com/clemense/yourdfpy>`_ (``pip install
-sinews[urdf]``); this module maps the parsed description onto sinews bodies, joints, inertias
-and frames, and rejects what it cannot represent faithfully.
+Parsing is done by ROS's own Python URDF parser, ``urdf_parser_py`` (PyPI: ``urdfdom-py``;
+``pip install "sinews[urdf]"``), after a strict XML pass (:mod:`sinews._urdf_parse`); this module
+maps the parsed description onto sinews bodies, joints, inertias, frames, joint properties,
+mimic records and shape records, and rejects what it cannot represent faithfully.
 
 Mapping (details and the list of errors: ``docs/urdf.md``):
 
@@ -12,156 +13,73 @@ Mapping (details and the list of errors: ``docs/urdf.md``):
 * the body frame is the URDF link frame, which coincides with the frame of the joint that
   carries the link; the joint ``<origin>`` becomes ``X_parent_joint``;
 * ``revolute`` and ``continuous`` joints become :func:`~sinews.joints.Revolute` about the
-  normalised ``<axis>``, ``prismatic`` a :func:`~sinews.joints.Prismatic`, ``fixed`` a
-  :func:`~sinews.joints.Fixed`, ``floating`` a :func:`~sinews.joints.FreeFlyer` and ``planar``
-  (axis ``0 0 1`` only) a :func:`~sinews.joints.Planar`;
+  normalised ``<axis>`` (default ``1 0 0``), ``prismatic`` a :func:`~sinews.joints.Prismatic`,
+  ``fixed`` a :func:`~sinews.joints.Fixed`, ``floating`` a :func:`~sinews.joints.FreeFlyer` and
+  ``planar`` (axis ``0 0 1`` only) a :func:`~sinews.joints.Planar`;
 * ``<inertial>`` (origin ``xyz`` = centre of mass, ``rpy`` = orientation of the principal
-  frame in which ``<inertia>`` is given) becomes the body's
-  :class:`~sinews.SpatialInertia`; a link without ``<inertial>`` is massless;
+  frame in which ``<inertia>`` is given) becomes the body's :class:`~sinews.SpatialInertia`
+  (a link without ``<inertial>`` is massless); validity is judged after fixed-joint merging
+  with the ``inertia=`` policy (:mod:`sinews._urdf_inertia`);
+* ``<limit>`` and ``<dynamics>`` become joint properties (``model.lower_position_limit``, ...;
+  continuous joints stay unbounded); ``<mimic>`` becomes a ``model.mimic_joints`` record
+  (``mimic="constraint"``) or is dropped (``mimic="independent"``, Pinocchio's default);
 * every URDF joint also becomes a sinews *frame* of the same name, on its child body at the
   identity, so ``model.frame(joint_name).body`` is the body that the joint moves;
-* joint limits, ``<dynamics>`` (damping, friction), ``<calibration>``,
-  ``<safety_controller>``, visuals, collisions, materials, ``<transmission>`` and
-  ``<gazebo>`` tags are ignored.
+* ``<visual>`` and ``<collision>`` become ``model.visuals`` / ``model.collisions`` records with
+  mesh paths resolved (:mod:`sinews._urdf_geometry`);
+* ``<calibration>``, ``<safety_controller>``, ``<transmission>`` and ``<gazebo>`` are ignored.
 
 Everything this loader cannot represent raises :class:`URDFError` (a ``ValueError``) naming
-the offending argument, link or joint: malformed XML, an unknown joint type, a zero axis,
-mimic joints, a link with several parents, closed loops, several root links, joints that
-reference unknown links.  A missing file raises :class:`URDFFileNotFoundError`, which is both
-a ``ValueError`` and a ``FileNotFoundError``.
+the offending argument, link or joint.  A missing file raises :class:`URDFFileNotFoundError`,
+which is both a ``ValueError`` and a ``FileNotFoundError``.  Without the parser installed,
+:func:`load_urdf` raises ``ImportError`` naming ``pip install "sinews[urdf]"``.
 """
 
 from __future__ import annotations
 
-import io
 import os
-from pathlib import Path
+import warnings
+from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import joints as J
+from ._urdf_geometry import add_shapes, pose
+from ._urdf_inertia import (INERTIA_POLICIES, URDFInertiaWarning, URDFWarning, raw_inertia,
+                            resolve_inertias, user_stacklevel)
+from ._urdf_parse import SUPPORTED_JOINT_TYPES, URDFError, URDFFileNotFoundError, parse, read_source
 from .model import Model
-from .spatial import SpatialInertia, Transform
+from .spatial import Transform
 
-__all__ = ["load_urdf", "URDFError", "URDFFileNotFoundError", "SUPPORTED_JOINT_TYPES"]
+__all__ = [
+    "load_urdf",
+    "URDFError",
+    "URDFFileNotFoundError",
+    "URDFWarning",
+    "URDFInertiaWarning",
+    "SUPPORTED_JOINT_TYPES",
+    "MIMIC_MODES",
+    "INERTIA_POLICIES",
+]
 
-SUPPORTED_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
-"""URDF joint types this loader maps (every other type is rejected)."""
 
-_INERTIA_ATTRS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+MIMIC_MODES = ("constraint", "independent")
+"""Values of ``load_urdf(mimic=...)``."""
+
 _AXIS_TOL = 1e-9
+_ONE_DOF = ("revolute", "continuous", "prismatic")
 
 
-class URDFError(ValueError):
-    """A URDF that cannot be loaded: malformed, inconsistent or using unsupported features."""
-
-
-class URDFFileNotFoundError(URDFError, FileNotFoundError):
-    """The URDF path given to :func:`load_urdf` does not exist."""
-
-
-# ----------------------------------------------------------------------------- reading
-def _read_source(source) -> tuple[bytes, str]:
-    """The XML bytes of ``source`` and a short description of where they came from."""
-    if isinstance(source, bytes):
-        return source, "<XML bytes>"
-    if isinstance(source, os.PathLike):
-        path = Path(source)
-    elif isinstance(source, str):
-        text = source.lstrip("\ufeff \t\r\n")  # an XML declaration must come first
-        if text.startswith("<"):
-            return text.encode("utf-8"), "<XML string>"
-        if not source.strip():
-            raise URDFError("source: empty string (expected a URDF file path or an XML string)")
-        path = Path(source)
-    else:
-        raise URDFError(
-            f"source must be a file path or a URDF XML string, got {type(source).__name__}"
-        )
-    if not path.is_file():
-        raise URDFFileNotFoundError(f"source: URDF file not found: {str(path)!r}")
-    return path.read_bytes(), str(path)
-
-
-def _check_xml(data: bytes, where: str):
-    """Strict XML parse (yourdfpy silently *recovers* from broken XML, we refuse it)."""
-    from lxml import etree
-
+def _pose(origin, what: str) -> Transform:
     try:
-        root = etree.fromstring(data, parser=etree.XMLParser(remove_comments=True))
-    except etree.XMLSyntaxError as exc:
-        raise URDFError(f"source: malformed XML in {where}: {exc}") from None
-    if root.tag != "robot":
-        raise URDFError(f"source: the root element of {where} is <{root.tag}>, expected <robot>")
-    if not root.get("name"):
-        raise URDFError(f"source: the <robot> element of {where} has no 'name' attribute")
-    # yourdfpy fills missing inertia entries with defaults (ixx = 1 ...): demand them all.
-    for link in root.findall("link"):
-        inertial = link.find("inertial")
-        if inertial is None:
-            continue
-        lname = link.get("name")
-        if inertial.find("mass") is None or inertial.find("mass").get("value") is None:
-            raise URDFError(f"link {lname!r}: <inertial> needs <mass value=...>")
-        inertia = inertial.find("inertia")
-        if inertia is None:
-            raise URDFError(f"link {lname!r}: <inertial> needs an <inertia> element")
-        missing = [a for a in _INERTIA_ATTRS if inertia.get(a) is None]
-        if missing:
-            raise URDFError(f"link {lname!r}: <inertia> misses attribute(s) {', '.join(missing)}")
-    for joint in root.findall("joint"):
-        jname = joint.get("name")
-        for tag in ("parent", "child"):
-            el = joint.find(tag)
-            if el is None or not el.get("link"):
-                raise URDFError(f"joint {jname!r}: missing <{tag} link=...>")
-    return root
-
-
-def _parse(data: bytes, where: str):
-    """Parse with yourdfpy (no meshes, no scene graph)."""
-    try:
-        import yourdfpy
-    except ImportError as exc:  # pragma: no cover - exercised only without yourdfpy
-        raise ImportError("sinews.load_urdf needs yourdfpy: pip install 'sinews[urdf]'") from exc
-    try:
-        return yourdfpy.URDF.load(
-            io.BytesIO(data),
-            build_scene_graph=False,
-            build_collision_scene_graph=False,
-            load_meshes=False,
-            load_collision_meshes=False,
-        ).robot
-    except (KeyError, ValueError, TypeError, AttributeError) as exc:
-        raise URDFError(f"source: invalid URDF in {where}: {type(exc).__name__}: {exc}") from None
-
-
-# ----------------------------------------------------------------------------- mapping
-def _transform(T, what: str) -> Transform:
-    if T is None:
-        return Transform.identity()
-    T = np.asarray(T, dtype=float)
-    if not np.all(np.isfinite(T)):
-        raise URDFError(f"{what}: <origin> contains NaN or infinity")
-    return Transform.from_matrix(T)
-
-
-def _inertia(link) -> SpatialInertia:
-    """The link's spatial inertia in the link frame (massless without ``<inertial>``)."""
-    inertial = link.inertial
-    if inertial is None:
-        return SpatialInertia.zero()
-    X = _transform(inertial.origin, f"link {link.name!r} <inertial>")
-    mass = float(inertial.mass)
-    I = np.asarray(inertial.inertia, dtype=float)
-    try:
-        return SpatialInertia(mass, X.p, X.R @ I @ X.R.T)
+        return pose(origin, what)
     except ValueError as exc:
-        raise URDFError(f"link {link.name!r}: invalid <inertial>: {exc}") from None
+        raise URDFError(str(exc)) from None
 
 
 def _unit_axis(joint) -> np.ndarray:
-    axis = np.asarray(joint.axis, dtype=float)
+    axis = np.asarray(joint.axis if joint.axis is not None else (1.0, 0.0, 0.0), dtype=float)
     if axis.shape != (3,) or not np.all(np.isfinite(axis)):
         raise URDFError(f"joint {joint.name!r}: <axis xyz=...> must be 3 finite numbers, got {axis.tolist()}")
     n = np.linalg.norm(axis)
@@ -172,11 +90,6 @@ def _unit_axis(joint) -> np.ndarray:
 
 def _joint(joint) -> J.Joint:
     kind = joint.type
-    if joint.mimic is not None:
-        raise URDFError(
-            f"joint {joint.name!r}: mimic joints are not supported (a mimic joint is a "
-            "constraint between coordinates, not a tree joint)"
-        )
     if kind in ("revolute", "continuous"):
         return J.Revolute(_unit_axis(joint))
     if kind == "prismatic":
@@ -231,7 +144,6 @@ def _tree(robot):
         raise URDFError("source: the URDF has no root link (the joints form a closed loop)")
     if len(roots) > 1:
         raise URDFError(f"source: the URDF has several root links {roots}; it must be a single tree")
-    # every link must be reachable from the root (otherwise a loop is detached from it)
     seen, stack = set(), [roots[0]]
     while stack:
         name = stack.pop()
@@ -243,7 +155,45 @@ def _tree(robot):
     return roots[0], links, children
 
 
-def load_urdf(source, floating_base: bool = False, *, gravity=(0.0, 0.0, -9.81), name=None) -> Model:
+def _properties(joint) -> dict:
+    """Joint properties of a one-dof URDF joint from ``<limit>`` and ``<dynamics>``."""
+    out = {}
+    lim, dyn = joint.limit, joint.dynamics
+    if lim is not None:
+        if joint.type != "continuous":  # continuous joints are unbounded (URDF spec)
+            out["lower"] = lim.lower if lim.lower is not None else 0.0
+            out["upper"] = lim.upper if lim.upper is not None else 0.0
+        if lim.effort is not None:
+            out["effort_limit"] = lim.effort
+        if lim.velocity is not None:
+            out["velocity_limit"] = lim.velocity
+    if dyn is not None:
+        if dyn.damping is not None:
+            out["damping"] = dyn.damping
+        if dyn.friction is not None:
+            out["friction"] = dyn.friction
+    return out
+
+
+def _check_args(floating_base, mimic, inertia):
+    if not isinstance(floating_base, (bool, np.bool_)):
+        raise URDFError(f"floating_base must be True or False, got {floating_base!r}")
+    if not isinstance(mimic, str) or mimic not in MIMIC_MODES:
+        raise URDFError(f"mimic must be one of {MIMIC_MODES}, got {mimic!r}")
+    if not isinstance(inertia, str) or inertia not in INERTIA_POLICIES:
+        raise URDFError(f"inertia must be one of {INERTIA_POLICIES}, got {inertia!r}")
+
+
+def load_urdf(
+    source: str | os.PathLike | bytes,
+    floating_base: bool = False,
+    *,
+    gravity: ArrayLike = (0.0, 0.0, -9.81),
+    name: str | None = None,
+    mimic: str = "constraint",
+    inertia: str = "repair",
+    package_dirs: str | os.PathLike | Sequence[str | os.PathLike] | None = None,
+) -> Model:
     """Build a :class:`sinews.Model` from a URDF file path or XML string.
 
     Parameters
@@ -259,18 +209,34 @@ def load_urdf(source, floating_base: bool = False, *, gravity=(0.0, 0.0, -9.81),
         Gravity vector of the model (default ``(0, 0, -9.81)``).
     name:
         Model name (default: the ``<robot name=...>``).
+    mimic:
+        ``"constraint"`` (default): a ``<mimic>`` joint stays a coordinate of its own and the
+        coupling ``q_joint = multiplier * q_mimicked + offset`` is recorded in
+        ``model.mimic_joints`` (``ConstraintSet.add_mimic_constraints(model)`` enforces it).
+        ``"independent"``: the mimic joint is an ordinary joint and nothing is recorded (as
+        Pinocchio's ``buildModelFromUrdf`` without ``mimic=True``).
+    inertia:
+        What to do with a non-physical inertia, judged after merging the links welded by
+        ``fixed`` joints: ``"repair"`` (default) uses the nearest physical inertia,
+        ``"warn"`` keeps the values (as Pinocchio), both with a
+        :class:`URDFInertiaWarning`; ``"strict"`` raises :class:`URDFError`.
+    package_dirs:
+        A folder or list of folders searched first for ``package://`` mesh files (then
+        ``ROS_PACKAGE_PATH``, ``AMENT_PREFIX_PATH`` and the URDF file's folders).
 
     Returns
     -------
     Model
         Bodies named after the links (root first, then depth-first), one frame per URDF joint
-        (same name, on the child body).
+        (same name, on the child body), joint limits/damping/friction, mimic records, and
+        ``model.visuals`` / ``model.collisions`` shape records.
 
     Raises
     ------
     URDFError
         (a ``ValueError``) for malformed XML or unsupported/inconsistent URDF content;
-        :class:`URDFFileNotFoundError` when the path does not exist.
+        :class:`URDFFileNotFoundError` when the path does not exist; ``ImportError`` naming
+        ``pip install "sinews[urdf]"`` without the parser.
 
     Example
     -------
@@ -286,14 +252,11 @@ def load_urdf(source, floating_base: bool = False, *, gravity=(0.0, 0.0, -9.81),
     >>> model.nq, model.body_names
     (1, ['world', 'base', 'rod'])
     """
-    if not isinstance(floating_base, (bool, np.bool_)):
-        raise URDFError(f"floating_base must be True or False, got {floating_base!r}")
-    data, where = _read_source(source)
-    _check_xml(data, where)
-    robot = _parse(data, where)
+    _check_args(floating_base, mimic, inertia)
+    data, where, path = read_source(source)
+    robot, xml_root = parse(data, where)
     root, links, children = _tree(robot)
-
-    model = Model(gravity=gravity, name=robot.name if name is None else name)
+    joints = {j.name: j for j in robot.joints}
     if root == "world":
         # A root link named "world" (a common URDF idiom) *is* the ground.
         if floating_base:
@@ -303,31 +266,71 @@ def load_urdf(source, floating_base: bool = False, *, gravity=(0.0, 0.0, -9.81),
             )
         if links["world"].inertial is not None and links["world"].inertial.mass:
             raise URDFError("link 'world': the ground link cannot have a mass")
-    elif floating_base:
-        model.add_body(0, J.FreeFlyer(), None, _inertia(links[root]), name=root)
-    else:
-        # The mass of a body welded to the ground has no dynamic effect: it is left out.
-        _inertia(links[root])  # still validated
-        model.add_body(0, J.Fixed(), None, None, name=root)
+    model = Model(gravity=gravity, name=robot.name if name is None else name)
 
-    welded_to_world = {root: not floating_base}
+    # depth-first order, sinews joints, and the groups of links welded together
+    order, kinds, parent_of = [root], {}, {root: None}
     stack = list(reversed(children[root]))
     while stack:
         joint = stack.pop()
-        jt = _joint(joint)
-        link = links[joint.child]
-        if link.name == "world":
+        kinds[joint.name] = _joint(joint)
+        order.append(joint.child)
+        parent_of[joint.child] = joint
+        stack.extend(reversed(children[joint.child]))
+    group_of = {root: root if floating_base else None}
+    X_group = {root: Transform.identity()}
+    for lname in order[1:]:
+        joint = parent_of[lname]
+        if kinds[joint.name].code == J.JT_FIXED:
+            group_of[lname] = group_of[joint.parent]
+            X_group[lname] = X_group[joint.parent] @ _pose(joint.origin, f"joint {joint.name!r}")
+        else:
+            group_of[lname] = lname
+            X_group[lname] = Transform.identity()
+    raw = {n: raw_inertia(links[n].inertial, _pose, f"link {n!r}", URDFError) for n in order}
+    stored = resolve_inertias(order, raw, group_of, X_group, inertia, URDFError, robot.name)
+
+    if root != "world":
+        model.add_body(0, J.FreeFlyer() if floating_base else J.Fixed(), None, stored[root], name=root)
+    for lname in order[1:]:
+        joint = parent_of[lname]
+        if lname == "world":
             raise URDFError("link 'world': only the root link may be named 'world' (sinews' ground body)")
-        inertia = _inertia(link)
-        welded = welded_to_world[joint.parent] and jt.code == J.JT_FIXED
-        welded_to_world[link.name] = welded
-        model.add_body(
-            joint.parent,
-            jt,
-            _transform(joint.origin, f"joint {joint.name!r}"),
-            None if welded else inertia,
-            name=link.name,
-        )
-        model.add_frame(joint.name, link.name)
-        stack.extend(reversed(children[link.name]))
+        model.add_body(joint.parent, kinds[joint.name], _pose(joint.origin, f"joint {joint.name!r}"),
+                       stored[lname], name=lname)
+        model.add_frame(joint.name, lname)
+        if joint.type in _ONE_DOF:
+            try:
+                model.set_joint_properties(lname, **_properties(joint))
+            except ValueError as exc:
+                raise URDFError(f"joint {joint.name!r}: invalid <limit> or <dynamics>: {exc}") from None
+    if mimic == "constraint":
+        for joint in robot.joints:
+            if joint.mimic is not None and joint.type != "fixed":  # a fixed joint has no coordinate
+                _mimic(model, joint, joints)
+    add_shapes(model, robot, xml_root, links, package_dirs, path)
     return model
+
+
+def _mimic(model, joint, joints):
+    """Record ``joint``'s ``<mimic>``; a coupling to a joint that is missing or has no single
+    coordinate is dropped with a :class:`URDFWarning` (the joint stays independent)."""
+    m = joint.mimic
+    target = joints.get(m.joint)
+    problem = None
+    if target is None:
+        problem = f"names {m.joint!r}, which is no joint of the URDF"
+    else:
+        for j in (joint, target):
+            if j.type not in _ONE_DOF:
+                problem = f"couples {joint.type!r} joint {joint.name!r} to {target.type!r} joint {target.name!r} (one-degree-of-freedom joints only)"
+                break
+    if problem is not None:
+        warnings.warn(URDFWarning(f"joint {joint.name!r}: <mimic> {problem}; the joint is loaded as an independent joint"),
+                      stacklevel=user_stacklevel())
+        return
+    try:
+        model.add_mimic(joint.child, target.child, 1.0 if m.multiplier is None else m.multiplier,
+                        0.0 if m.offset is None else m.offset)
+    except ValueError as exc:
+        raise URDFError(f"joint {joint.name!r}: invalid <mimic>: {exc}") from None
