@@ -17,8 +17,20 @@ Two methods:
     Symplectic Euler: ``v+ = v + h a(q, v)``, ``q+ = integrate(q, v+, h)``.  First order, but
     its energy error stays bounded for conservative systems.
 
-No contacts, no loop constraints: this is the integrator for free trees (demos, tests, quick
-experiments).
+**Closed chains and other bilateral constraints** (``constraints=cs``, a
+:class:`~sinews.constraints.ConstraintSet` of loops, coordinate couplings, custom constraints or
+held contacts): the accelerations come from
+:func:`~sinews.constraints.forward_dynamics_constraints` (Baumgarte terms of the groups where it
+is enabled included) plus the generalised forces of the cut-joint springs, dampers and motors
+of :class:`sinews.loops.LoopJoint` groups.  After every step the state is projected back onto
+the constraint manifold (``projection=True``, Karana's ``ProjectConstraintError``): ``q`` by
+mass-weighted Gauss-Newton steps ``d = argmin d^T M d`` subject to ``G d = -phi`` (at most
+``projection_iterations``, through :func:`sinews.integrate`), then ``v`` by the mass-weighted
+projection ``v+ = v - M^-1 G^T (G M^-1 G^T)^-1 G v`` (a plastic constraint impulse: it removes
+only the drift's kinetic energy).  The trajectory reports the drift before each projection in
+``constraint_error`` (``max |phi|``) and ``constraint_velocity_error`` (``max |G v|``) at every
+sample.  Without constraints this is the integrator for free trees (demos, tests, quick
+experiments); unilateral contact with friction is :mod:`sinews.sim`.
 """
 
 from __future__ import annotations
@@ -52,8 +64,14 @@ MAX_RECORD_BYTES = 4 * 2**30
 class Trajectory:
     """Samples of a simulation: ``t`` (N,), ``q`` (N, nq), ``v`` (N, nv), ``energy`` (N,).
 
-    ``energy`` is the mechanical energy ``T + V`` (:func:`sinews.mechanical_energy`); it is
-    conserved by the exact dynamics when ``tau`` does no work.  ``info`` holds the run's
+    With constraints: ``constraint_error`` (N,) ``max |phi|`` and ``constraint_velocity_error``
+    (N,) ``max |G v|`` of the state reached by each step *before* its projection (the drift one
+    step produces; the projected state is on the manifold to ``projection_tol``); ``None``
+    without constraints.
+
+    ``energy`` is the mechanical energy ``T + V`` (:func:`sinews.mechanical_energy`, plus the
+    energy of cut-joint springs of loop constraints); it is conserved by the exact dynamics when
+    ``tau`` does no work.  ``info`` holds the run's
     settings and statistics (method, step, number of steps, wall time).
     """
 
@@ -62,6 +80,8 @@ class Trajectory:
     v: np.ndarray
     energy: np.ndarray
     info: dict = field(default_factory=dict)
+    constraint_error: np.ndarray | None = None
+    constraint_velocity_error: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.t)
@@ -72,9 +92,14 @@ class Trajectory:
         return float(np.max(np.abs(self.energy - self.energy[0])))
 
     def save_npz(self, path) -> Path:
-        """Write ``t, q, v, energy`` to a NumPy ``.npz`` archive; returns the path."""
+        """Write ``t, q, v, energy`` (and the constraint errors of a constrained run) to a NumPy
+        ``.npz`` archive; returns the path."""
         path = Path(path)
-        np.savez(path, t=self.t, q=self.q, v=self.v, energy=self.energy)
+        extra = {}
+        if self.constraint_error is not None:
+            extra = {"constraint_error": self.constraint_error,
+                     "constraint_velocity_error": self.constraint_velocity_error}
+        np.savez(path, t=self.t, q=self.q, v=self.v, energy=self.energy, **extra)
         return path
 
     def save_csv(self, path, q_names=None, v_names=None) -> Path:
@@ -248,8 +273,14 @@ def simulate(
     method: str = "rk4",
     progress=None,
     record_every: int = 1,
+    constraints=None,
+    constraint_method: str = "direct",
+    projection: bool = True,
+    projection_tol: float = 1e-12,
+    projection_iterations: int = 10,
 ) -> Trajectory:
-    """Integrate the free dynamics of ``model`` from ``(q0, v0)`` for ``duration`` seconds.
+    """Integrate the dynamics of ``model`` (a free tree, or closed chains and other bilateral
+    constraints with ``constraints=``) from ``(q0, v0)`` for ``duration`` seconds.
 
     Parameters
     ----------
@@ -270,6 +301,17 @@ def simulate(
         ``True``: always print it; ``False``: never; or a callable ``progress(step, nsteps)``.
     record_every:
         Keep every ``record_every``-th step (the first and last states are always kept).
+    constraints:
+        ``None`` (free tree) or a :class:`~sinews.constraints.ConstraintSet` (bound to ``model``
+        on first use); see the module docstring.  ``q0, v0`` should satisfy the constraints
+        (:class:`sinews.loops.ConstraintKinematicsSolver` solves them); they are projected
+        first when ``projection`` is on.
+    constraint_method:
+        The :func:`~sinews.constraints.forward_dynamics_constraints` method.
+    projection, projection_tol, projection_iterations:
+        Project ``q`` and ``v`` onto the manifold after each step (on by default) until
+        ``max |phi| <= projection_tol`` (at most ``projection_iterations`` Gauss-Newton steps;
+        ``info["projection_failures"]`` counts the steps where it was not reached).
 
     Returns
     -------
@@ -309,25 +351,49 @@ def simulate(
     torque = _torque_function(model, tau)
     data = model.data()
     blocks = _lie_blocks(model)
+    closed = None
+    if constraints is not None:
+        from .loops._projection import ClosedChain
 
-    def accel(t, q, v):
-        return aba(model, q, v, torque(t, q, v), data=data)
+        closed = ClosedChain(model, constraints, constraint_method, projection, projection_tol,
+                             projection_iterations, data)
+        if projection:
+            try:
+                q, v = closed.project(q, v, count=False)
+            except ValueError as exc:  # kinematics of extreme q0 / v0 overflow
+                raise ValueError(f"q0, v0: the initial projection onto the constraints failed: {exc}") from None
+
+        def accel(t, q, v):
+            return closed.accel(q, v, torque(t, q, v))
+    else:
+
+        def accel(t, q, v):
+            return aba(model, q, v, torque(t, q, v), data=data)
 
     T = np.empty(nrec)
     Q = np.empty((nrec, model.nq))
     V = np.empty((nrec, model.nv))
     E = np.empty(nrec)
 
+    PHI = np.zeros(nrec) if closed is not None else None
+    PHID = np.zeros(nrec) if closed is not None else None
+
     def record(k, t, q, v):
         T[k], Q[k], V[k] = t, q, v
         E[k] = mechanical_energy(model, q, v, data=data)
+        if closed is not None:
+            PHI[k], PHID[k] = closed.last_drift
+            E[k] += closed.spring_energy(q)
+
+    def after_step(q, v):
+        return closed.project(q, v) if closed is not None else (q, v)
 
     report = _Progress(progress, nsteps, f"simulate ({method}, {nsteps} steps)")
     wall0 = time.perf_counter()
     try:
         # an overflow in the step arithmetic raises at once instead of feeding inf onwards
         with np.errstate(over="raise", invalid="raise", divide="raise"):
-            rec = _run(model, method, q, v, h, nsteps, record_every, accel, blocks, record, report)
+            rec = _run(model, method, q, v, h, nsteps, record_every, accel, blocks, record, report, after_step)
     except (NonFiniteResultError, FloatingPointError) as exc:
         report.close()
         raise NonFiniteResultError(
@@ -337,10 +403,13 @@ def simulate(
     report.close()
     wall = time.perf_counter() - wall0
     info = {"method": method, "dt": h, "steps": nsteps, "duration": duration, "wall_time": wall}
+    if closed is not None:
+        info.update(closed.stats())
+        return Trajectory(T[:rec], Q[:rec], V[:rec], E[:rec], info, PHI[:rec], PHID[:rec])
     return Trajectory(T[:rec], Q[:rec], V[:rec], E[:rec], info)
 
 
-def _run(model, method, q, v, h, nsteps, record_every, accel, blocks, record, report) -> int:
+def _run(model, method, q, v, h, nsteps, record_every, accel, blocks, record, report, after_step) -> int:
     """The integration loop of :func:`simulate`; returns the number of samples recorded."""
     record(0, 0.0, q, v)
     rec = 1
@@ -366,6 +435,7 @@ def _run(model, method, q, v, h, nsteps, record_every, accel, blocks, record, re
         else:
             v = v + h * accel(t, q, v)
             q = integrate(model, q, v, h)
+        q, v = after_step(q, v)
         if step % record_every == 0 or step == nsteps:
             record(rec, step * h, q, v)
             rec += 1

@@ -11,6 +11,8 @@
 * :func:`assemble_q`, :func:`assemble_qdot`: assembly onto the constraint manifold.
 * :func:`inverse_dynamics_constraints`, :func:`inverse_dynamics_constraints_relaxed`:
   constrained inverse dynamics.
+* :class:`CoordinateConstraint`: ``q_a = r q_b + c`` couplings (gears, URDF mimic joints);
+  loops closed by a cut joint (pin, ball, universal, ...) live in :mod:`sinews.loops`.
 * :class:`CustomConstraint`: base class for user constraints
   (example: :class:`~sinews.constraints.custom.PinJointConstraint`).
 
@@ -21,6 +23,7 @@ from ._kinematics import ConstraintKinematics
 from .assembly import AssemblyResult, VelocityAssemblyResult, assemble_q, assemble_qdot
 from .constraint import Constraint, ContactConstraint, CustomConstraint, LoopConstraint, WrenchEntry
 from .constraint_set import ConstraintSet
+from .coordinate import CoordinateConstraint
 from .custom import PinJointConstraint
 from .forces import ConstraintWrenches, calc_forces, calc_impulses
 from .forward_dynamics import METHODS, ConstrainedDynamicsResult, forward_dynamics_constraints
@@ -51,6 +54,7 @@ __all__ = [
     "LoopConstraint",
     "WrenchEntry",
     "PinJointConstraint",
+    "CoordinateConstraint",
     "ConstraintKinematics",
     "constraint_jacobian",
     "constraint_gamma",

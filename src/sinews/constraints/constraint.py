@@ -102,6 +102,7 @@ class Constraint:
         self.id = _check_user_id(id)
         self._baumgarte_enabled = _check_flag(baumgarte, "baumgarte")
         self._time_constant = _check_time_constant(time_constant)
+        self._gains = None  # (stiffness, damping) when given directly
         self.index = -1
         self.row_start = -1
         self.set = None
@@ -125,8 +126,32 @@ class Constraint:
     @time_constant.setter
     def time_constant(self, value) -> None:
         self._time_constant = _check_time_constant(value)
+        self._gains = None  # the time-constant form replaces gains given directly
         if self.set is not None:
             self.set.stabilisation_version += 1  # lets the compiled path cache its rows
+
+    @property
+    def baumgarte_gains(self) -> tuple[float, float]:
+        """``(K, D)``: the stabilised acceleration constraint is ``G qdd = gamma - D phidot -
+        K phi``.  From the time constant T: ``(1/T^2, 2/T)`` (critical damping); or as given to
+        :meth:`set_baumgarte_gains`."""
+        if getattr(self, "_gains", None) is not None:
+            return self._gains
+        a = 1.0 / self.time_constant
+        return a * a, 2.0 * a
+
+    def set_baumgarte_gains(self, stiffness, damping) -> None:
+        """Baumgarte stabilisation as ``(stiffness K [1/s^2], damping D [1/s])``: ``G qdd =
+        gamma - D phidot - K phi`` (finite, >= 0).  Does not switch stabilisation on (see
+        ``baumgarte_enabled``); setting ``time_constant`` afterwards returns to that form."""
+        K = _real_scalar(stiffness, "stiffness")
+        D = _real_scalar(damping, "damping")
+        for name, x in (("stiffness", K), ("damping", D)):
+            if not (np.isfinite(x) and x >= 0.0):
+                raise ValueError(f"{name} must be finite and >= 0, got {x}")
+        self._gains = (K, D)
+        if self.set is not None:
+            self.set.stabilisation_version += 1
 
     # ------------------------------------------------------------------ bookkeeping
     @property
@@ -137,9 +162,10 @@ class Constraint:
     @property
     def baumgarte_coefficients(self) -> tuple[float, float]:
         """``(alpha, beta) = (1/T, 1/T)``; the stabilised equation is
-        ``G qdd = gamma - 2 alpha phidot - beta^2 phi``."""
-        a = 1.0 / self.time_constant
-        return a, a
+        ``G qdd = gamma - 2 alpha phidot - beta^2 phi`` (with gains given directly:
+        ``(D/2, sqrt(K))``)."""
+        K, D = self.baumgarte_gains
+        return 0.5 * D, float(np.sqrt(K))
 
     @property
     def label(self) -> str:

@@ -33,6 +33,14 @@ index of its first row).  ``group_by_assigned_id(row)`` accepts any row index.
 Life cycle: add rows, then :meth:`ConstraintSet.bind` (or let the first algorithm bind it):
 bodies are resolved against the model (``KeyError`` naming the argument) and the set is frozen
 (adding raises ``RuntimeError``).  Baumgarte settings stay changeable after binding.
+:meth:`ConstraintSet.remove` takes a group out at any time (a bound set is bound again to the
+same model) and :meth:`ConstraintSet.unbind` releases the model so that groups can be added;
+both bump ``structure_version``.
+
+Besides contacts and RBDL-style loop rows, a set holds loops closed by a cut joint
+(:meth:`ConstraintSet.add_loop_joint`, :class:`sinews.loops.LoopJoint`, type
+``"loop_joint"``) and coordinate couplings (:meth:`ConstraintSet.add_coordinate_constraint`,
+:meth:`ConstraintSet.add_mimic_constraints`, type ``"coordinate"``); each is its own group.
 """
 
 from __future__ import annotations
@@ -62,7 +70,7 @@ from .constraint import (
 
 __all__ = ["ConstraintSet"]
 
-_TYPES = ("contact", "loop", "custom")
+_TYPES = ("contact", "loop", "custom", "coordinate", "loop_joint")
 
 # binding is rare and builds the set's derived data: one thread at a time (two threads making
 # the first call on the same unbound set must not interleave their binds)
@@ -84,6 +92,7 @@ class ConstraintSet:
         self._row_group: list[int] = []
         self.model = None
         self.stabilisation_version = 0  # bumped on every Baumgarte change of a group
+        self.structure_version = 0  # bumped by unbind() / remove(): the rows may have changed
         self._compiled = None  # CompiledContacts of a bound contacts-only set
 
     # ------------------------------------------------------------------ adding
@@ -245,6 +254,81 @@ class ConstraintSet:
         self._row_group.extend([c.index] * size)
         return c.row_start
 
+    def add_coordinate_constraint(self, joint, mimicked, ratio=1.0, offset=0.0, index=0, mimicked_index=0,
+                                  name=None, id=None, baumgarte=False, time_constant=0.1) -> int:
+        """Add a coordinate coupling ``q[joint][index] = ratio * q[mimicked][mimicked_index] +
+        offset`` (a gear, belt or coupler; joints by child body id or name) as its own one-row
+        group; see :class:`~sinews.constraints.CoordinateConstraint`.  Returns the row index."""
+        from .coordinate import CoordinateConstraint
+
+        self._check_unbound()
+        c = CoordinateConstraint(joint, mimicked, ratio, offset, index, mimicked_index, name=name, id=id,
+                                 baumgarte=baumgarte, time_constant=time_constant)
+        return self.add_custom_constraint(c)
+
+    def add_mimic_constraints(self, model, baumgarte=False, time_constant=0.1) -> list:
+        """One coordinate constraint per mimic record of ``model`` (``model.mimic_joints``, from
+        URDF ``<mimic>`` tags or ``Model.add_mimic``), named ``"mimic:<joint>"``.  Returns the
+        rows added (empty when the model has no mimic joints)."""
+        from ..model import Model
+
+        if not isinstance(model, Model):
+            raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
+        self._check_unbound()
+        rows = []
+        for rec in getattr(model, "mimic_joints", ()):
+            rows.append(self.add_coordinate_constraint(rec.joint, rec.mimicked, rec.multiplier, rec.offset,
+                                                       name=f"mimic:{rec.joint}", baumgarte=baumgarte,
+                                                       time_constant=time_constant))
+        return rows
+
+    def add_loop_joint(self, source, target, joint_type, X_source=None, X_target=None, *, axis=None, pitch=0.0,
+                       name=None, id=None, baumgarte=False, time_constant=0.1) -> int:
+        """Close a loop with a cut joint: frame ``X_source`` on body ``source`` and frame
+        ``X_target`` on body ``target`` (or the world) may move relative to each other only as
+        the joint ``joint_type`` allows (``"pin"``, ``"slider"``, ``"cylindrical"``,
+        ``"universal"``, ``"ball"``, ``"planar"``, ``"locked"``, ``"screw"``,
+        ``"constant_velocity"``); see :class:`sinews.loops.LoopJoint`.  Its own group; returns
+        the index of its first row (the group: ``cs.group_by_assigned_id(row)``)."""
+        from ..loops import LoopJoint
+
+        self._check_unbound()
+        g = LoopJoint(source, target, joint_type, X_source, X_target, axis=axis, pitch=pitch, name=name, id=id,
+                      baumgarte=baumgarte, time_constant=time_constant)
+        return self.add_custom_constraint(g)
+
+    def remove(self, key) -> None:
+        """Remove a group (by group, index or name; Karana's ``discard``).  The later groups move
+        up (their ``index`` and rows change).  A bound set is unbound first (see :meth:`unbind`)
+        and bound again to the same model, so it can be used at once."""
+        g = self.group(key)
+        model = self.model
+        if model is not None:
+            self.unbind()
+        del self._groups[g.index]
+        self._by_name = {h.name: h for h in self._groups if h.name is not None}
+        self._by_id = {h.id: h for h in self._groups if h.id is not None}
+        self._row_group = []
+        for i, h in enumerate(self._groups):
+            h.index = i
+            h.row_start = len(self._row_group)
+            self._row_group.extend([i] * h.size)
+        g.set, g.index, g.row_start = None, -1, -1
+        if model is not None and self._groups:
+            self.bind(model)
+
+    def unbind(self) -> "ConstraintSet":
+        """Release the model so that groups can be added (or removed) again; the next algorithm
+        call (or :meth:`bind`) binds the set anew.  Results computed before refer to the old
+        rows.  Bumps :attr:`structure_version` (caches keyed on the set's rows must check it)."""
+        with _BIND_LOCK:
+            self.model = None
+            self._compiled = None
+            self._contact_batch = None
+            self._others = []
+            self.structure_version += 1
+        return self
+
     def copy(self) -> "ConstraintSet":
         """An *unbound* copy with the same groups, rows, names, ids and Baumgarte settings
         (RBDL's ``Copy``, but the groups are copied too, not shared).  Bind it to another model,
@@ -258,6 +342,8 @@ class ConstraintSet:
                 if hasattr(h, attr):
                     setattr(h, attr, [a.copy() for a in getattr(g, attr)])
             h.set = None
+            if hasattr(h, "_after_copy"):  # groups with derived per-object state (loop joints)
+                h._after_copy()
             new._register(h, g.name, g.id)
             new._row_group.extend([h.index] * g.size)
         return new
@@ -427,6 +513,18 @@ class ConstraintSet:
 
     def set_baumgarte_time_constant(self, key, time_constant) -> None:
         self.group(key).time_constant = _check_time_constant(time_constant)
+
+    def set_baumgarte_gains(self, key, stiffness, damping, enable=True) -> None:
+        """Baumgarte stabilisation of a group as ``(stiffness K, damping D)``: ``G qdd = gamma -
+        D phidot - K phi`` (``enable``: also switch it on)."""
+        g = self.group(key)
+        g.set_baumgarte_gains(stiffness, damping)
+        if enable:
+            g.baumgarte_enabled = True
+
+    def baumgarte_gains(self, key) -> tuple[float, float]:
+        """``(K, D)`` of a group (see :meth:`set_baumgarte_gains`)."""
+        return self.group(key).baumgarte_gains
 
     def baumgarte_coefficients(self, key) -> tuple[float, float]:
         """``(alpha, beta)`` of a group: both ``1/T``."""

@@ -5,7 +5,9 @@ For a bound :class:`~sinews.constraints.ConstraintSet` with rows stacked group b
 * ``G(q)`` (rows x nv): velocity-level constraints ``G v = 0``;
 * ``gamma(q, v)``: acceleration right-hand side, ``G qdd = gamma``, with per group
   ``gamma_g = -dG_g/dt v`` plus, where Baumgarte stabilisation is enabled,
-  ``-2 alpha phidot_g - beta^2 phi_g`` (``alpha = beta = 1/T``);
+  ``-D phidot_g - K phi_g`` (``(K, D) = (1/T^2, 2/T)`` from the time constant, i.e.
+  ``-2 alpha phidot - beta^2 phi`` with ``alpha = beta = 1/T``, or the gains of
+  ``set_baumgarte_gains``);
 * ``phi(q)`` position errors and ``phidot(q, v)`` velocity errors, per row;
 * ``H(q)`` (CRBA) and ``C(q, v) = C v + g - J^T f_ext`` (RNEA with ``qdd = 0``), so that the
   constrained equations of motion read ``H qdd + C = tau + G^T lambda``, ``G qdd = gamma``.
@@ -100,8 +102,8 @@ def _gamma(kin, groups, n, baumgarte=True):
 
 
 def _baumgarte(g, kin):
-    alpha, beta = g.baumgarte_coefficients
-    return -2.0 * alpha * rows_of(g, "velocity_error", kin) - beta * beta * rows_of(g, "position_error", kin)
+    K, D = g.baumgarte_gains
+    return -D * rows_of(g, "velocity_error", kin) - K * rows_of(g, "position_error", kin)
 
 
 def constraint_jacobian(model, q, cs, group=None, data=None) -> np.ndarray:
@@ -133,7 +135,7 @@ def constraint_velocity_error(model, q, v, cs, group=None, data=None) -> np.ndar
 
 
 def baumgarte_terms(model, q, v, cs, group=None, data=None) -> np.ndarray:
-    """``-2 alpha phidot - beta^2 phi`` per row for groups with Baumgarte enabled, 0 elsewhere."""
+    """``-D phidot - K phi`` per row for groups with Baumgarte enabled, 0 elsewhere."""
     groups, n = _groups(model, cs, group)
     kin = ConstraintKinematics(model, q, v, data)
     return _finite_out(_stack(groups, n, lambda g: _baumgarte(g, kin) if g.baumgarte_enabled else np.zeros(g.size)), "q, v")
