@@ -3,12 +3,13 @@
 Blocks of one page run in order in one fresh namespace (a page is one test, with the page's
 path as its id), with the working directory set to a temporary folder and the matplotlib Agg
 backend.  Only blocks fenced as ``python`` (or ``py``/``python3``) run; ```text, ```console,
-```pycon etc. do not.  The generated API reference (docs/api/) is excluded.  A failure names
+```pycon etc. do not.  The API reference (docs/api/, generated at site build) is excluded.  A failure names
 the page, the block number and the block's first line in the Markdown file.
 """
 
 from __future__ import annotations
 
+import codeop
 import os
 import re
 import traceback
@@ -87,8 +88,8 @@ PAGES = doc_pages()
 def page_env(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    # examples run in a temporary folder: point them at the repository's Siconos problems
-    monkeypatch.setenv("SINEWS_SICONOS_DIR", str(Path(__file__).resolve().parents[1] / "data" / "siconos"))
+    # the examples reach the Siconos problems through sinews.data (package data), as a user does
+    monkeypatch.delenv("SINEWS_SICONOS_DIR", raising=False)
     try:
         import matplotlib
 
@@ -206,8 +207,98 @@ def test_index_links_every_page():
     assert not missing, f"docs/index.md does not link: {missing}"
 
 
+def _generated_api_pages() -> set[Path]:
+    """The API reference pages the site build generates (tools/docs_api_pages.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_sinews_docs_api_pages", ROOT / "tools" / "docs_api_pages.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return {(DOCS / "api" / "index.md").resolve()} | {
+        (DOCS / "api" / f"{name}.md").resolve() for name, _ in gen.public_modules()}
+
+
 @pytest.mark.parametrize("name", ["index.md", "getting-started.md"])
 def test_links_resolve(name):
     page = DOCS / name
-    broken = [t for t in _relative_links(page) if not (page.parent / t).exists()]
+    generated = _generated_api_pages()
+    broken = [t for t in _relative_links(page)
+              if not (page.parent / t).exists() and (page.parent / t).resolve() not in generated]
     assert not broken, f"docs/{name} links to missing files: {broken}"
+
+
+# ------------------------------------------------------------------ pasted into a REPL
+def repl_paste_errors(code: str) -> list[str]:
+    """What goes wrong when ``code`` is pasted line by line into the interactive interpreter.
+
+    Follows ``code.InteractiveConsole``: lines accumulate until ``codeop.compile_command`` (in
+    "single" mode, as the console) says the statement is complete, which a blank line does for a
+    compound statement.  So a blank line inside an indented block ends the block early (the next
+    indented line is an IndentationError), and a top-level line straight after an indented
+    block, with no blank line between, is a SyntaxError.  Returns one message per failure.
+    """
+    errors = []
+    buffer: list[str] = []
+    for number, line in enumerate(code.rstrip("\n").split("\n"), start=1):
+        buffer.append(line)
+        try:
+            compiled = codeop.compile_command("\n".join(buffer), "<stdin>", "single")
+        except (SyntaxError, ValueError, OverflowError) as exc:
+            errors.append(f"line {number} of the block ({line.strip()!r}): {type(exc).__name__}: {exc.msg if isinstance(exc, SyntaxError) else exc}")
+            buffer = []
+            continue
+        if compiled is not None:
+            buffer = []
+    if buffer and any(ln.strip() for ln in buffer):  # the last statement needs its closing blank line
+        try:
+            if codeop.compile_command("\n".join(buffer) + "\n", "<stdin>", "single") is None:
+                codeop.compile_command("\n".join(buffer) + "\n\n", "<stdin>", "single")
+        except SyntaxError as exc:
+            errors.append(f"end of the block: SyntaxError: {exc.msg}")
+    return errors
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
+def test_page_examples_paste_into_a_repl(page: Path):
+    """Every ```python block works when pasted into ``python`` (no blank line inside an indented
+    block, a blank line after each indented block before the next top-level line)."""
+    rel = page.relative_to(ROOT).as_posix()
+    problems = []
+    for line, code in python_blocks(page):
+        for err in repl_paste_errors(code):
+            problems.append(f"{rel}: block at line {line}: {err}")
+    assert not problems, "\n".join(problems)
+
+
+def test_repl_paste_check_catches_both_mistakes():
+    assert repl_paste_errors("x = 1\nfor i in range(2):\n    x += i\n\nprint(x)\n") == []
+    assert repl_paste_errors("def f():\n    a = 1\n\n    return a\n")  # blank line inside
+    assert repl_paste_errors("for i in range(2):\n    pass\nprint(i)\n")  # no blank line after
+    assert repl_paste_errors("s = \"\"\"\n\ntext\"\"\"\n") == []  # a blank line in a string is fine
+    assert repl_paste_errors("@staticmethod\ndef f():\n    return 1\n") == []
+
+
+PRIVATE_IMPORT = re.compile(r"^\s*(?:from\s+sinews(?:\.\w+)*\.(_\w*)|from\s+sinews(?:\.\w+)*\s+import\s+[^#\n]*\b(_\w+)"
+                            r"|import\s+sinews(?:\.\w+)*\.(_\w*))", re.M)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
+def test_page_examples_use_only_the_public_api(page: Path):
+    """No example imports a private module or name (``sinews._paths``, ``from sinews import _x``)."""
+    rel = page.relative_to(ROOT).as_posix()
+    bad = []
+    for line, code in python_blocks(page):
+        for m in PRIVATE_IMPORT.finditer(code):
+            bad.append(f"{rel}: block at line {line}: {m.group(0).strip()!r}")
+        bad += [f"{rel}: block at line {line}: uses {m.group(0)!r}"
+                for m in re.finditer(r"\bsinews(?:\.[A-Za-z]\w*)*\._\w+", code)]
+    assert not bad, "\n".join(bad)
+
+
+def test_private_import_pattern():
+    for code in ("from sinews._paths import siconos_dir", "import sinews._kernels as K",
+                 "from sinews import _checks", "from sinews.contact import _fc3d_io",
+                 "from sinews.contact._fc3d_io import x"):
+        assert PRIVATE_IMPORT.search(code), code
+    for code in ("from sinews.data import siconos_dir", "import sinews", "from sinews import aba, crba"):
+        assert not PRIVATE_IMPORT.search(code), code

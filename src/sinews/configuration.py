@@ -10,7 +10,10 @@ Euclidean: ``q + v dt`` and ``q1 - q0``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _configuration_kernels as CK
 from ._joint_pass import check_finite, zero_quaternion
@@ -19,6 +22,9 @@ from ._checks import NonFiniteResultError, finite_vector, raise_overflow, real_s
 from .algorithms import check_model
 from .joints import JT_FREEFLYER, JT_SPHERICAL
 from .spatial import log_se3, log_so3, quat_to_matrix
+
+if TYPE_CHECKING:
+    from .model import Data, Model
 
 __all__ = ["neutral", "integrate", "difference", "normalize", "random_configuration"]
 
@@ -47,8 +53,8 @@ def _quat(q, i, name):
     return quat_to_matrix(quat / n)
 
 
-def neutral(model) -> np.ndarray:
-    """The zero configuration (identity quaternions)."""
+def neutral(model: Model) -> np.ndarray:
+    """The zero configuration ``q`` (nq,) (identity quaternions)."""
     q = np.zeros(check_model(model).nq)
     for jt, iq, _, _ in _joints(model):
         if jt == JT_SPHERICAL:
@@ -58,8 +64,9 @@ def neutral(model) -> np.ndarray:
     return q
 
 
-def integrate(model, q, v, dt: float = 1.0) -> np.ndarray:
-    """The configuration reached from ``q`` with constant velocity ``v`` after ``dt``."""
+def integrate(model: Model, q: ArrayLike, v: ArrayLike, dt: float = 1.0) -> np.ndarray:
+    """The configuration (nq,) reached from ``q`` (nq,) with constant velocity ``v`` (nv,) after
+    ``dt``."""
     c = check_model(model).compiled
     q = finite_vector(q, model.nq, "q")
     v = finite_vector(v, model.nv, "v")
@@ -83,8 +90,8 @@ def _check_unit_quaternions(c, q, name):
         raise ValueError(f"{name}[{i}:{i + 4}] must be a unit quaternion (norm {norms[bad[0]]:.6g}); use sinews.normalize")
 
 
-def difference(model, q0, q1) -> np.ndarray:
-    """The velocity ``v`` with ``integrate(q0, v, 1) == q1``."""
+def difference(model: Model, q0: ArrayLike, q1: ArrayLike) -> np.ndarray:
+    """The velocity ``v`` (nv,) with ``integrate(q0, v, 1) == q1`` for ``q0``, ``q1`` (nq,)."""
     q0 = finite_vector(q0, check_model(model).nq, "q0")
     q1 = finite_vector(q1, model.nq, "q1")
     v = np.zeros(model.nv)
@@ -109,8 +116,8 @@ def difference(model, q0, q1) -> np.ndarray:
     return v
 
 
-def normalize(model, q) -> np.ndarray:
-    """``q`` with every quaternion scaled to unit length (any finite non-zero norm; a zero
+def normalize(model: Model, q: ArrayLike) -> np.ndarray:
+    """``q`` (nq,) with every quaternion scaled to unit length (any finite non-zero norm; a zero
     quaternion raises ``ValueError``)."""
     c = check_model(model).compiled
     q = finite_vector(q, model.nq, "q").copy()
@@ -125,8 +132,9 @@ def normalize(model, q) -> np.ndarray:
     return q
 
 
-def random_configuration(model, rng=None, lower: float = -np.pi, upper: float = np.pi) -> np.ndarray:
-    """A random configuration: Euclidean coordinates uniform in ``[lower, upper]`` (free-flyer
+def random_configuration(model: Model, rng: np.random.Generator | int | None = None,
+                         lower: float = -np.pi, upper: float = np.pi) -> np.ndarray:
+    """A random configuration (nq,): Euclidean coordinates uniform in ``[lower, upper]`` (free-flyer
     translations too), quaternions uniform on the unit sphere."""
     check_model(model)
     try:

@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._checks import real_array, real_scalar
 from .spatial import unit_axis
@@ -77,7 +78,12 @@ for _e in (_EX, _EY, _EZ):
 
 @dataclass(frozen=True)
 class Joint:
-    """A joint model.  Build joints with the factory functions of this module."""
+    """A joint model.  Build joints with the factory functions of this module.
+
+    ``nq`` and ``nv`` are the joint's numbers of configuration and velocity coordinates; ``axis``
+    (3,) is the unit axis of a revolute, prismatic or helical joint, ``pitch`` the helical
+    pitch [m/rad] and ``axes`` (k, 6) the spatial axes of a multi-axis joint.
+    """
 
     kind: str
     code: int
@@ -128,8 +134,8 @@ class Joint:
         return f"{self.kind}()"
 
 
-def Revolute(axis=(0.0, 0.0, 1.0)) -> Joint:
-    """Revolute joint about the unit ``axis`` of the joint frame."""
+def Revolute(axis: ArrayLike = (0.0, 0.0, 1.0)) -> Joint:
+    """Revolute joint about the unit ``axis`` (3,) of the joint frame."""
     return Joint("Revolute", JT_REVOLUTE, 1, 1, axis=unit_axis(axis, "axis"))
 
 
@@ -148,8 +154,8 @@ def RevoluteZ() -> Joint:
     return Revolute(_EZ)
 
 
-def Prismatic(axis=(0.0, 0.0, 1.0)) -> Joint:
-    """Prismatic joint along the unit ``axis`` of the joint frame."""
+def Prismatic(axis: ArrayLike = (0.0, 0.0, 1.0)) -> Joint:
+    """Prismatic joint along the unit ``axis`` (3,) of the joint frame."""
     return Joint("Prismatic", JT_PRISMATIC, 1, 1, axis=unit_axis(axis, "axis"))
 
 
@@ -168,8 +174,9 @@ def PrismaticZ() -> Joint:
     return Prismatic(_EZ)
 
 
-def Helical(axis=(0.0, 0.0, 1.0), pitch: float = 0.0) -> Joint:
-    """Screw joint: rotation ``q`` about ``axis`` with translation ``pitch * q`` along it."""
+def Helical(axis: ArrayLike = (0.0, 0.0, 1.0), pitch: float = 0.0) -> Joint:
+    """Screw joint: rotation ``q`` about the unit ``axis`` (3,) with translation ``pitch * q``
+    along it."""
     pitch = real_scalar(pitch, "pitch")
     return Joint("Helical", JT_HELICAL, 1, 1, axis=unit_axis(axis, "axis"), pitch=pitch)
 
@@ -184,10 +191,11 @@ def FreeFlyer() -> Joint:
     return Joint("FreeFlyer", JT_FREEFLYER, 7, 6)
 
 
-def MultiAxis(axes, kind: str = "MultiAxis") -> Joint:
+def MultiAxis(axes: ArrayLike, kind: str = "MultiAxis") -> Joint:
     """Multi-axis joint (RBDL's joint from 1 to 6 spatial axes), natively computed.
 
-    ``axes`` is a sequence of spatial axes ``[omega; v]`` in the joint frame, applied in order:
+    ``axes`` (k, 6), 1 <= k <= 6 (or one axis (6,)), is a sequence of spatial axes
+    ``[omega; v]`` in the joint frame, applied in order:
     ``X_joint_child = exp(s_1 q_1) @ ... @ exp(s_k q_k)``.  Each axis is a unit screw: either
     ``|omega| = 1`` (a rotation, a screw if ``omega . v != 0``) or ``omega = 0`` and ``|v| = 1``
     (a translation).

@@ -7,19 +7,28 @@ round-off.  Source: Featherstone, RBDA section 6.1.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Mapping
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._checks import finite_vector, raise_overflow
 from .algorithms import get_data
 from .crba import crba
 from .rnea import nonlinear_effects
 
+if TYPE_CHECKING:
+    from .model import Data, Model
+
 __all__ = ["forward_dynamics_lagrangian"]
 
 
-def forward_dynamics_lagrangian(model, q, v, tau, f_ext=None, data=None) -> np.ndarray:
-    """Joint accelerations by forming ``M`` (CRBA) and the bias (RNEA) and solving with a
-    Cholesky factorisation.  Same arguments and result as :func:`sinews.aba`."""
+def forward_dynamics_lagrangian(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike,
+                                f_ext: ArrayLike | Mapping[int | str, ArrayLike] | None = None,
+                                data: Data | None = None) -> np.ndarray:
+    """Joint accelerations ``qdd`` (nv,) by forming ``M`` (CRBA) and the bias (RNEA) and solving
+    with a Cholesky factorisation.  Same arguments and result as :func:`sinews.aba`: ``q``
+    (nq,), ``v`` (nv,), ``tau`` (nv,), ``f_ext`` external forces (as :func:`sinews.rnea`)."""
     from scipy.linalg import cho_factor, cho_solve  # imported on first use: SciPy is slow to import
 
     get_data(model, data)  # checks model and data

@@ -12,8 +12,10 @@ IJRR 24(6), 2005.  The constrained-dynamics range-space method builds on it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from numba import njit
 
@@ -21,13 +23,16 @@ from . import _ltl_kernels as K
 from ._checks import matrix, real_array, real_dtype
 from .algorithms import check_model
 
+if TYPE_CHECKING:
+    from .model import Model
+
 __all__ = ["LTLFactor", "ltl_factor"]
 
 
 @dataclass
 class LTLFactor:
-    """``M = L^T L``; ``L`` is stored dense (lower triangle), ``lam`` is the dof-parent array
-    (``lam[i] < i``, -1 at a root).  Built by :func:`ltl_factor`."""
+    """``M = L^T L``; ``L`` (nv, nv) is stored dense (lower triangle), ``lam`` (nv,) is the
+    dof-parent array (``lam[i] < i``, -1 at a root).  Built by :func:`ltl_factor`."""
 
     L: np.ndarray
     lam: np.ndarray
@@ -48,16 +53,16 @@ class LTLFactor:
         self.L = L
         self.lam = lam
 
-    def solve(self, b) -> np.ndarray:
-        """``M^-1 b`` for a vector or a matrix (columns)."""
+    def solve(self, b: ArrayLike) -> np.ndarray:
+        """``M^-1 b`` for a vector ``b`` (nv,) or a matrix (nv, k) (columns); same shape out."""
         return self.solve_L(self.solve_LT(b))
 
-    def solve_LT(self, b) -> np.ndarray:
-        """``L^-T b``."""
+    def solve_LT(self, b: ArrayLike) -> np.ndarray:
+        """``L^-T b`` for ``b`` (nv,) or (nv, k)."""
         return self._apply(K.ltl_solve_lt, b)
 
-    def solve_L(self, b) -> np.ndarray:
-        """``L^-1 b``."""
+    def solve_L(self, b: ArrayLike) -> np.ndarray:
+        """``L^-1 b`` for ``b`` (nv,) or (nv, k)."""
         return self._apply(K.ltl_solve_l, b)
 
     def _apply(self, kernel, b):
@@ -122,8 +127,9 @@ def _structure(H, lam, rtol):
 STRUCTURE_RTOL = 1e-9
 
 
-def ltl_factor(model, M) -> LTLFactor:
-    """Factorise the mass matrix ``M`` (from :func:`sinews.crba`) of ``model`` as ``L^T L``.
+def ltl_factor(model: Model, M: ArrayLike) -> LTLFactor:
+    """Factorise the mass matrix ``M`` (nv, nv) (from :func:`sinews.crba`) of ``model`` as
+    ``L^T L``.
 
     ``M`` must be symmetric and zero between dofs on different branches of the tree (the
     sparsity of every mass matrix of ``model``), both up to a relative tolerance

@@ -9,7 +9,10 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import joints as J
 from ._checks import integer, real_scalar
@@ -19,8 +22,9 @@ from .spatial import SpatialInertia, Transform, exp_so3
 __all__ = ["pendulum", "arm7", "quadruped12", "random_tree", "JOINT_FACTORIES"]
 
 
-def pendulum(n: int = 3, length: float = 1.0, mass: float = 1.0, axis=(0.0, 1.0, 0.0)) -> Model:
-    """``n`` uniform rods hanging along -z, revolute about ``axis`` (default y)."""
+def pendulum(n: int = 3, length: float = 1.0, mass: float = 1.0, axis: ArrayLike = (0.0, 1.0, 0.0)) -> Model:
+    """``n`` uniform rods (``length`` [m], ``mass`` [kg] each) hanging along -z, revolute about
+    the unit ``axis`` (3,) (default y); nq = nv = n."""
     n = integer(n, "n", minimum=0)
     length = real_scalar(length, "length")
     mass = real_scalar(mass, "mass")
@@ -102,7 +106,9 @@ JOINT_FACTORIES = {
 }
 
 
-def random_inertia(rng) -> SpatialInertia:
+def random_inertia(rng: np.random.Generator) -> SpatialInertia:
+    """A random physical inertia (mass 0.5-3 kg, principal moments satisfying the triangle
+    inequality, random orientation and centre of mass)."""
     mass = rng.uniform(0.5, 3.0)
     principal = rng.uniform(0.02, 0.2, 3)
     principal[2] = rng.uniform(abs(principal[0] - principal[1]) + 0.01, principal[0] + principal[1])
@@ -110,7 +116,9 @@ def random_inertia(rng) -> SpatialInertia:
     return SpatialInertia(mass, rng.uniform(-0.2, 0.2, 3), R @ np.diag(principal) @ R.T)
 
 
-def random_tree(n_bodies: int, rng=None, joint_types=None, gravity=(0.0, 0.0, -9.81), depth_first: bool = True) -> Model:
+def random_tree(n_bodies: int, rng: np.random.Generator | int | None = None,
+                joint_types: Sequence[str] | None = None, gravity: ArrayLike = (0.0, 0.0, -9.81),
+                depth_first: bool = True) -> Model:
     """A random tree of ``n_bodies`` bodies: each attached to a uniformly chosen earlier body,
     with a joint type drawn from ``joint_types`` (names of :data:`JOINT_FACTORIES`), a random
     joint placement and a random physical inertia (every body has mass).

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._checks import NonFiniteResultError, real_array, real_scalar
 
@@ -87,8 +88,8 @@ def _finite_out(x, names):
     return x
 
 
-def unit_axis(axis, name="axis", tol=1e-9) -> np.ndarray:
-    """Return ``axis`` as a float 3-vector after checking it has unit length."""
+def unit_axis(axis: ArrayLike, name: str = "axis", tol: float = 1e-9) -> np.ndarray:
+    """Return ``axis`` (3,) as a float 3-vector after checking it has unit length."""
     a = _vec(axis, 3, name)
     n = np.linalg.norm(a)
     if abs(n - 1.0) > tol:
@@ -96,8 +97,8 @@ def unit_axis(axis, name="axis", tol=1e-9) -> np.ndarray:
     return _frozen(a)
 
 
-def skew(w) -> np.ndarray:
-    """The 3x3 matrix ``[w]x`` with ``[w]x @ u == cross(w, u)``."""
+def skew(w: ArrayLike) -> np.ndarray:
+    """The (3, 3) matrix ``[w]x`` of ``w`` (3,), with ``[w]x @ u == cross(w, u)``."""
     x, y, z = _vec(w, 3, "w")
     return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
 
@@ -123,9 +124,9 @@ def rot_z(angle: float) -> np.ndarray:
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
-def exp_so3(w) -> np.ndarray:
-    """Rodrigues' formula: the rotation ``exp([w]x)`` for a rotation vector ``w`` (any finite
-    length)."""
+def exp_so3(w: ArrayLike) -> np.ndarray:
+    """Rodrigues' formula: the rotation ``exp([w]x)`` (3, 3) for a rotation vector ``w`` (3,)
+    (any finite length)."""
     w = _vec(w, 3, "w")
     big = _big_rotation(w)
     if big is not None:
@@ -149,13 +150,14 @@ def _big_rotation(w):
     return m * n, skew(u / n)
 
 
-def rot_axis(axis, angle: float) -> np.ndarray:
-    """Rotation of ``angle`` radians about the unit vector ``axis``."""
+def rot_axis(axis: ArrayLike, angle: float) -> np.ndarray:
+    """Rotation matrix (3, 3) of ``angle`` radians about the unit vector ``axis`` (3,)."""
     return exp_so3(unit_axis(axis) * real_scalar(angle, "angle"))
 
 
-def log_so3(R) -> np.ndarray:
-    """Rotation vector ``w`` with ``exp_so3(w) == R`` (angle in [0, pi]).
+def log_so3(R: ArrayLike) -> np.ndarray:
+    """Rotation vector ``w`` (3,) with ``exp_so3(w) == R`` for a rotation ``R`` (3, 3) (angle in
+    [0, pi]).
 
     The angle comes from ``atan2(|vee(R - R^T)| / 2, (tr R - 1) / 2)``, which stays accurate
     near 0 and near pi (``arccos`` does not); near pi the axis comes from the symmetric part.
@@ -187,8 +189,8 @@ def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
     return rot_z(yaw) @ rot_y(pitch) @ rot_x(roll)
 
 
-def matrix_to_rpy(R) -> np.ndarray:
-    """Inverse of :func:`rpy_to_matrix`, returning ``(roll, pitch, yaw)``."""
+def matrix_to_rpy(R: ArrayLike) -> np.ndarray:
+    """Inverse of :func:`rpy_to_matrix`: ``(roll, pitch, yaw)`` (3,) of a rotation ``R`` (3, 3)."""
     R = _rotation(R, "R", READ_TOL)
     pitch = np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))
     roll = np.arctan2(R[2, 1], R[2, 2])
@@ -196,9 +198,9 @@ def matrix_to_rpy(R) -> np.ndarray:
     return np.array([roll, pitch, yaw])
 
 
-def quat_to_matrix(quat) -> np.ndarray:
-    """Rotation matrix of the unit quaternion ``(x, y, z, w)`` (scalar last; norm within 1e-6
-    of 1)."""
+def quat_to_matrix(quat: ArrayLike) -> np.ndarray:
+    """Rotation matrix (3, 3) of the unit quaternion ``quat = (x, y, z, w)`` (4,) (scalar last;
+    norm within 1e-6 of 1)."""
     q = _vec(quat, 4, "quat")
     m = float(np.abs(q).max())
     n = m * float(np.linalg.norm(q / m)) if m > 0.0 else 0.0  # no overflow for huge input
@@ -214,8 +216,8 @@ def quat_to_matrix(quat) -> np.ndarray:
     )
 
 
-def matrix_to_quat(R) -> np.ndarray:
-    """Unit quaternion ``(x, y, z, w)`` with ``w >= 0`` of a rotation matrix."""
+def matrix_to_quat(R: ArrayLike) -> np.ndarray:
+    """Unit quaternion ``(x, y, z, w)`` (4,) with ``w >= 0`` of a rotation matrix ``R`` (3, 3)."""
     R = _rotation(R, "R", READ_TOL)
     tr = np.trace(R)
     if tr > 0:
@@ -260,33 +262,35 @@ def _jl_coefficients(theta):
     return a, b
 
 
-def exp_se3(twist) -> tuple[np.ndarray, np.ndarray]:
-    """Exponential of a twist ``[omega; v]`` (body velocity held for unit time).
+def exp_se3(twist: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Exponential of a twist ``[omega; v]`` (6,) (body velocity held for unit time).
 
-    Returns ``(R, p)``: the pose reached from the identity, expressed in the starting frame.
+    Returns ``(R (3, 3), p (3,))``: the pose reached from the identity, expressed in the starting frame.
     """
     t = _vec(twist, 6, "twist")
     w, v = t[:3], t[3:]
     return exp_so3(w), _finite_out(_left_jacobian_so3(w) @ v, "twist")
 
 
-def log_se3(R, p) -> np.ndarray:
-    """Inverse of :func:`exp_se3`: the twist ``[omega; v]`` with ``exp_se3(twist) == (R, p)``."""
+def log_se3(R: ArrayLike, p: ArrayLike) -> np.ndarray:
+    """Inverse of :func:`exp_se3`: the twist ``[omega; v]`` (6,) with ``exp_se3(twist) == (R, p)``
+    for ``R`` (3, 3), ``p`` (3,)."""
     w = log_so3(R)
     p = _vec(p, 3, "p")
     return _finite_out(np.concatenate([w, np.linalg.solve(_left_jacobian_so3(w), p)]), "p")
 
 
-def motion_matrix(R, p) -> np.ndarray:
-    """6x6 Pluecker matrix ``X_a_b`` mapping motion vectors from frame b to frame a.
+def motion_matrix(R: ArrayLike, p: ArrayLike) -> np.ndarray:
+    """(6, 6) Pluecker matrix ``X_a_b`` mapping motion vectors from frame b to frame a.
 
-    ``(R, p)`` is the pose of b in a.  ``[omega_a; v_a] = [[R, 0], [p x R, R]] [omega_b; v_b]``.
+    ``(R (3, 3), p (3,))`` is the pose of b in a.  ``[omega_a; v_a] = [[R, 0], [p x R, R]] [omega_b; v_b]``.
     """
     return _pluecker(R, p, motion=True)
 
 
-def force_matrix(R, p) -> np.ndarray:
-    """6x6 matrix mapping force vectors ``[n; f]`` from frame b to frame a (the dual of
+def force_matrix(R: ArrayLike, p: ArrayLike) -> np.ndarray:
+    """(6, 6) matrix mapping force vectors ``[n; f]`` from frame b to frame a, for the pose
+    ``R`` (3, 3), ``p`` (3,) of b in a (the dual of
     :func:`motion_matrix`: ``[[R, p x R], [0, R]]``)."""
     return _pluecker(R, p, motion=False)
 
@@ -302,8 +306,9 @@ def _pluecker(R, p, motion):
     return _finite_out(X, "p")
 
 
-def motion_cross_matrix(m) -> np.ndarray:
-    """The 6x6 matrix ``m x`` acting on motion vectors (RBDA eq. 2.31)."""
+def motion_cross_matrix(m: ArrayLike) -> np.ndarray:
+    """The (6, 6) matrix ``m x`` of a motion vector ``m`` (6,), acting on motion vectors (RBDA
+    eq. 2.31)."""
     m = _vec(m, 6, "m")
     X = np.zeros((6, 6))
     W = skew(m[:3])
@@ -313,13 +318,14 @@ def motion_cross_matrix(m) -> np.ndarray:
     return X
 
 
-def force_cross_matrix(m) -> np.ndarray:
-    """The 6x6 matrix ``m x*`` acting on force vectors: ``-(m x)^T``."""
+def force_cross_matrix(m: ArrayLike) -> np.ndarray:
+    """The (6, 6) matrix ``m x*`` of a motion vector ``m`` (6,), acting on force vectors:
+    ``-(m x)^T``."""
     return -motion_cross_matrix(m).T
 
 
-def cross_motion(m, u) -> np.ndarray:
-    """Spatial cross product of motion vectors ``m x u``."""
+def cross_motion(m: ArrayLike, u: ArrayLike) -> np.ndarray:
+    """Spatial cross product ``m x u`` (6,) of motion vectors ``m`` (6,) and ``u`` (6,)."""
     m = _vec(m, 6, "m")
     u = _vec(u, 6, "u")
     return _finite_out(np.concatenate(
@@ -327,8 +333,9 @@ def cross_motion(m, u) -> np.ndarray:
     ), "m, u")
 
 
-def cross_force(m, f) -> np.ndarray:
-    """Spatial cross product of a motion vector with a force vector ``m x* f``."""
+def cross_force(m: ArrayLike, f: ArrayLike) -> np.ndarray:
+    """Spatial cross product ``m x* f`` (6,) of a motion vector ``m`` (6,) with a force vector
+    ``f`` (6,)."""
     m = _vec(m, 6, "m")
     f = _vec(f, 6, "f")
     return _finite_out(np.concatenate(
@@ -338,7 +345,8 @@ def cross_force(m, f) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Transform:
-    """A rigid transform ``X_a_b``: pose ``(R, p)`` of frame b in frame a.
+    """A rigid transform ``X_a_b``: pose ``(R, p)`` of frame b in frame a, ``R`` (3, 3) a
+    rotation matrix and ``p`` (3,) the origin of b in a (both read-only arrays).
 
     Build with the constructors (:meth:`identity`, :meth:`translation`, :meth:`rot_x`, ...,
     :meth:`from_rpy`, :meth:`from_quat`) and compose with ``@``: ``X_a_c = X_a_b @ X_b_c``.
@@ -357,43 +365,44 @@ class Transform:
         return cls(np.eye(3), np.zeros(3))
 
     @classmethod
-    def translation(cls, p) -> "Transform":
-        """Pure translation: frame b's origin at ``p`` in frame a, axes parallel."""
+    def translation(cls, p: ArrayLike) -> "Transform":
+        """Pure translation: frame b's origin at ``p`` (3,) in frame a, axes parallel."""
         return cls(np.eye(3), p)
 
     @classmethod
-    def rot_x(cls, angle, p=(0.0, 0.0, 0.0)) -> "Transform":
-        """Frame b turned by ``angle`` about x, origin at ``p``."""
+    def rot_x(cls, angle: float, p: ArrayLike = (0.0, 0.0, 0.0)) -> "Transform":
+        """Frame b turned by ``angle`` [rad] about x, origin at ``p`` (3,)."""
         return cls(rot_x(angle), p)
 
     @classmethod
-    def rot_y(cls, angle, p=(0.0, 0.0, 0.0)) -> "Transform":
-        """Frame b turned by ``angle`` about y, origin at ``p``."""
+    def rot_y(cls, angle: float, p: ArrayLike = (0.0, 0.0, 0.0)) -> "Transform":
+        """Frame b turned by ``angle`` [rad] about y, origin at ``p`` (3,)."""
         return cls(rot_y(angle), p)
 
     @classmethod
-    def rot_z(cls, angle, p=(0.0, 0.0, 0.0)) -> "Transform":
-        """Frame b turned by ``angle`` about z, origin at ``p``."""
+    def rot_z(cls, angle: float, p: ArrayLike = (0.0, 0.0, 0.0)) -> "Transform":
+        """Frame b turned by ``angle`` [rad] about z, origin at ``p`` (3,)."""
         return cls(rot_z(angle), p)
 
     @classmethod
-    def rot_axis(cls, axis, angle, p=(0.0, 0.0, 0.0)) -> "Transform":
-        """Frame b turned by ``angle`` about the unit ``axis``, origin at ``p``."""
+    def rot_axis(cls, axis: ArrayLike, angle: float, p: ArrayLike = (0.0, 0.0, 0.0)) -> "Transform":
+        """Frame b turned by ``angle`` [rad] about the unit ``axis`` (3,), origin at ``p`` (3,)."""
         return cls(rot_axis(axis, angle), p)
 
     @classmethod
-    def from_rpy(cls, roll, pitch, yaw, p=(0.0, 0.0, 0.0)) -> "Transform":
-        """From URDF roll-pitch-yaw angles (``Rz(yaw) Ry(pitch) Rx(roll)``) and a translation."""
+    def from_rpy(cls, roll: float, pitch: float, yaw: float, p: ArrayLike = (0.0, 0.0, 0.0)) -> "Transform":
+        """From URDF roll-pitch-yaw angles [rad] (``Rz(yaw) Ry(pitch) Rx(roll)``) and a translation
+        ``p`` (3,)."""
         return cls(rpy_to_matrix(roll, pitch, yaw), p)
 
     @classmethod
-    def from_quat(cls, quat, p=(0.0, 0.0, 0.0)) -> "Transform":
-        """From a unit quaternion ``(x, y, z, w)`` and a translation."""
+    def from_quat(cls, quat: ArrayLike, p: ArrayLike = (0.0, 0.0, 0.0)) -> "Transform":
+        """From a unit quaternion ``(x, y, z, w)`` (4,) and a translation ``p`` (3,)."""
         return cls(quat_to_matrix(quat), p)
 
     @classmethod
-    def from_matrix(cls, T) -> "Transform":
-        """From a 4x4 homogeneous matrix (last row ``[0, 0, 0, 1]``)."""
+    def from_matrix(cls, T: ArrayLike) -> "Transform":
+        """From a (4, 4) homogeneous matrix (last row ``[0, 0, 0, 1]``)."""
         T = real_array(T, "T", finite=False)
         if T.shape != (4, 4):
             raise ValueError(f"T must have shape (4, 4), got {T.shape}")
@@ -415,18 +424,18 @@ class Transform:
         """``X_b_a`` from ``X_a_b``: ``(R^T, -R^T p)``."""
         return Transform(self.R.T, _finite_out(-self.R.T @ self.p, "p"))
 
-    def act_point(self, x) -> np.ndarray:
-        """Coordinates in frame a of a point given in frame b."""
+    def act_point(self, x: ArrayLike) -> np.ndarray:
+        """Coordinates (3,) in frame a of a point ``x`` (3,) given in frame b."""
         return _finite_out(self.R @ _vec(x, 3, "x") + self.p, "x")
 
-    def act_motion(self, m) -> np.ndarray:
-        """A motion vector ``[omega; v]`` given in frame b, expressed in frame a."""
+    def act_motion(self, m: ArrayLike) -> np.ndarray:
+        """A motion vector ``m = [omega; v]`` (6,) given in frame b, expressed in frame a (6,)."""
         m = _vec(m, 6, "m")
         w = self.R @ m[:3]
         return _finite_out(np.concatenate([w, self.R @ m[3:] + np.cross(self.p, w)]), "m")
 
-    def act_force(self, f) -> np.ndarray:
-        """A force vector ``[n; f]`` given in frame b, expressed in frame a."""
+    def act_force(self, f: ArrayLike) -> np.ndarray:
+        """A force vector ``f = [n; f]`` (6,) given in frame b, expressed in frame a (6,)."""
         f = _vec(f, 6, "f")
         lin = self.R @ f[3:]
         return _finite_out(np.concatenate([self.R @ f[:3] + np.cross(self.p, lin), lin]), "f")
@@ -468,8 +477,9 @@ def _inertia_matrix(I, name):
 
 @dataclass(frozen=True)
 class SpatialInertia:
-    """Rigid-body inertia: ``mass``, centre of mass ``com`` (body frame) and the rotational
-    inertia ``inertia_com`` about the centre of mass, in body axes.
+    """Rigid-body inertia: ``mass`` [kg], centre of mass ``com`` (3,) (body frame) and the
+    rotational inertia ``inertia_com`` (3, 3) about the centre of mass, in body axes (a
+    diagonal (3,) or the 6 values ``(xx, yy, zz, xy, xz, yz)`` are accepted too).
 
     A massless body (``mass == 0`` and zero inertia) is allowed: it is what a frame-only body
     or a virtual link needs.  A body with mass needs a positive-semidefinite ``inertia_com``
@@ -504,13 +514,14 @@ class SpatialInertia:
         return cls(0.0, np.zeros(3), np.zeros((3, 3)))
 
     @classmethod
-    def point_mass(cls, mass, com=(0.0, 0.0, 0.0)) -> "SpatialInertia":
-        """A point mass at ``com``."""
+    def point_mass(cls, mass: float, com: ArrayLike = (0.0, 0.0, 0.0)) -> "SpatialInertia":
+        """A point mass ``mass`` [kg] at ``com`` (3,) [m]."""
         return cls(mass, com, np.zeros((3, 3)))
 
     @classmethod
-    def from_box(cls, mass, size, com=(0.0, 0.0, 0.0)) -> "SpatialInertia":
-        """A uniform box of edge lengths ``size = (x, y, z)`` (non-negative) centred at ``com``."""
+    def from_box(cls, mass: float, size: ArrayLike, com: ArrayLike = (0.0, 0.0, 0.0)) -> "SpatialInertia":
+        """A uniform box of mass ``mass`` [kg] and edge lengths ``size = (x, y, z)`` (3,)
+        (non-negative) centred at ``com`` (3,)."""
         mass = _mass(mass)
         x, y, z = _vec(size, 3, "size")
         if min(x, y, z) < 0:
@@ -522,7 +533,7 @@ class SpatialInertia:
         return cls(mass, com, np.diag(d))
 
     @classmethod
-    def from_rod(cls, mass, length, axis=2) -> "SpatialInertia":
+    def from_rod(cls, mass: float, length: float, axis: int = 2) -> "SpatialInertia":
         """Thin uniform rod from the origin along +axis (``axis`` 0, 1, 2 = x, y, z; a negative
         ``length`` lays it along -axis)."""
         mass = _mass(mass)
@@ -580,7 +591,7 @@ def _mass(mass) -> float:
     return m
 
 
-def as_transform(X, name: str = "X") -> Transform:
+def as_transform(X: "Transform | tuple | ArrayLike | None", name: str = "X") -> Transform:
     """Coerce ``X`` to a :class:`Transform`: ``None`` (identity), a ``Transform``, an ``(R, p)``
     pair, a 4x4 homogeneous matrix or a translation 3-vector; anything else raises ``ValueError``
     naming ``name``."""

@@ -1,7 +1,8 @@
 """``python -m sinews.bench contact``: sinews' 3-D friction solvers against Pinocchio 4's.
 
-Every 3-D problem in ``shared/data/siconos/fclib`` (FCLib HDF5; global problems condensed to
-W = H^T M^-1 H) and ``shared/data/siconos/fc3d`` (Siconos ``.dat``; the six 2-D
+Every 3-D problem of the Siconos collection shipped with sinews (:mod:`sinews.data`;
+``$SINEWS_SICONOS_DIR`` overrides it): ``fclib`` (FCLib HDF5, read with the ``fclib`` extra;
+global problems condensed to W = H^T M^-1 H) and ``fc3d`` (Siconos ``.dat``; the six 2-D
 ``FrictionContactProblem000xx`` files are skipped) is solved by
 
 * sinews: :func:`~sinews.contact.fclib.solve_pgs`, :func:`~sinews.contact.fclib.solve_admm`
@@ -23,7 +24,8 @@ default 8 MiB stack (see ``shared/reference/landscape.md`` §1.1); such runs are
 process with an unlimited stack soft limit.
 
 Options: ``--json PATH`` (rows as in the issue), ``--markdown PATH`` (the docs table), ``--quick`` (one small problem, few repeats),
-``--problems SUBSTR ...`` (filter by name), ``--max-iter N`` (default 5000), ``--tol``,
+``--problems SUBSTR ...`` (filter by name), ``--solvers pgs|admm|auto ...`` (the sinews solvers to
+run, default all), ``--max-iter N`` (default 5000), ``--tol``,
 ``--accept``, ``--plot PATH`` (performance profile; the full run writes
 ``docs/img/contact-performance-profile.png`` when that folder exists), ``--no-plot``.
 """
@@ -43,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sinews._paths import siconos_dir
+from sinews.data import siconos_dir
 
 SINEWS_SOLVERS = ("pgs", "admm", "auto")
 PEERS = ("pin-pgs", "pin-admm")
@@ -65,13 +67,23 @@ def load_problems(filters=(), root=None):
     from sinews.contact.fclib import load_problem
 
     out = []
+    skipped = []
     for path in problem_paths(root):
         if filters and not any(f in path.name for f in filters):
             continue
-        p = load_problem(path)
+        try:
+            p = load_problem(path)
+        except ModuleNotFoundError as exc:  # FCLib HDF5 files need h5py (the ``fclib`` extra)
+            if exc.name != "h5py":
+                raise
+            skipped.append(path.name)
+            continue
         if p.dimension != 3:
             continue
         out.append(p)
+    if skipped:
+        print(f"skipped {len(skipped)} FCLib HDF5 problems: h5py is not installed "
+              "(pip install 'sinews[fclib]')", file=sys.stderr)
     return out
 
 
@@ -220,23 +232,31 @@ def _in_child(args):
 # --------------------------------------------------------------------------------------------
 
 
-def _warm_up():
-    """Compile (or load from cache) the Numba kernels on a tiny problem before timing."""
+def _warm_up(solvers=SINEWS_SOLVERS):
+    """Compile (or load from cache) the Numba kernels of ``solvers`` on a tiny problem before
+    timing ("auto" uses both PGS and ADMM)."""
     from sinews.contact import fclib
 
     p = fclib.FrictionContactProblem(np.eye(3) * 2.0, np.array([-1.0, 0.5, 0.0]), [0.5])
-    fclib.solve_pgs(p)
-    fclib.solve_admm(p)
+    if {"pgs", "auto"} & set(solvers):
+        fclib.solve_pgs(p)
+    if {"admm", "auto"} & set(solvers):
+        fclib.solve_admm(p)
 
 
-def benchmark(problems, *, tol=1e-8, max_iter=5000, accept=1e-6, repeats=7, budget=0.5, log=print):
+def benchmark(problems, *, tol=1e-8, max_iter=5000, accept=1e-6, repeats=7, budget=0.5, log=print,
+              solvers=SINEWS_SOLVERS):
+    """Run every sinews solver of ``solvers`` (the others are reported as not run, like a
+    missing peer) and both Pinocchio solvers on every problem; one dict per (problem, solver)."""
     from sinews.contact.fclib import natural_map_error
 
-    _warm_up()
+    _warm_up(solvers)
     runs = []  # one dict per (problem, solver)
     for p in problems:
         for who in SINEWS_SOLVERS + PEERS:
-            if who in SINEWS_SOLVERS:
+            if who in SINEWS_SOLVERS and who not in solvers:
+                r, iters, sec = None, -1, math.nan
+            elif who in SINEWS_SOLVERS:
                 r, iters, sec = run_sinews(p, who, tol, max_iter, repeats, budget)
             elif _pin_available():
                 r, iters, sec = run_peer(p, who, tol, max_iter, repeats, budget)
@@ -351,6 +371,8 @@ def main(argv=None):
     ap.add_argument("--json", type=Path, default=None, help="write the rows as JSON to this path")
     ap.add_argument("--quick", action="store_true", help=f"only {QUICK_PROBLEM}, few repeats")
     ap.add_argument("--problems", nargs="*", default=None, help="substrings of file names to run")
+    ap.add_argument("--solvers", nargs="+", choices=SINEWS_SOLVERS, default=list(SINEWS_SOLVERS),
+                    help="the sinews solvers to run (default: all; the others are reported as not run)")
     ap.add_argument("--max-iter", type=int, default=5000)
     ap.add_argument("--tol", type=float, default=1e-8)
     ap.add_argument("--accept", type=float, default=1e-6)
@@ -361,7 +383,11 @@ def main(argv=None):
     filters = args.problems if args.problems else ((QUICK_PROBLEM,) if args.quick else ())
     problems = load_problems(filters)
     if not problems:
-        print("no problems matched", file=sys.stderr)
+        root = siconos_dir()
+        have = [p.name for p in problem_paths(root)]
+        where = (f"{len(have)} problem files in {root}" if have else
+                 f"no problem files in {root} (set SINEWS_SICONOS_DIR to a folder with fclib/ and fc3d/)")
+        print(f"no problems matched {list(filters) or 'any'}: {where}", file=sys.stderr)
         return 1
     repeats, budget = (3, 0.05) if args.quick else (7, 0.5)
     print(f"sinews vs Pinocchio {_pin_version()} frictional contact: tol {args.tol:g}, "
@@ -369,7 +395,7 @@ def main(argv=None):
     print("cells: error (✗ = not accepted), iterations, time")
     print(HEADER)
     runs = benchmark(problems, tol=args.tol, max_iter=args.max_iter, accept=args.accept,
-                     repeats=repeats, budget=budget)
+                     repeats=repeats, budget=budget, solvers=tuple(args.solvers))
     rows = rows_from_runs(runs)
     _summary(runs)
     if args.json is not None:

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from sinews._paths import siconos_dir
+from sinews.data import siconos_dir
 from sinews.lcp import check_lcp, read_siconos_lcp, solve_lemke, solve_lemke_regularized
 
 __all__ = ["main"]

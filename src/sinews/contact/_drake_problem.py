@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -30,6 +30,16 @@ _EPS = float(np.finfo(float).eps)
 def _check_sorted_unique(indices: np.ndarray, name: str) -> None:
     if indices.size > 1 and np.any(np.diff(indices) <= 0):
         raise ValueError(f"{name} must be sorted and free of duplicates")
+
+
+def _count(getter: Callable[[Any], int], doc: str) -> property:
+    """A read-only ``int`` property (the problem's sizes)."""
+
+    def fget(self: Any) -> int:
+        return getter(self)
+
+    fget.__doc__ = doc
+    return property(fget, doc=doc)
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,14 +137,14 @@ class AccelProblemData:
                                LT_op, G_op, GT_op))
 
     # counts ------------------------------------------------------------------------------
-    num_velocities = property(lambda self: self._ops.nv, doc="nv")
-    num_contacts = property(lambda self: self._ops.nc, doc="nc (sliding + non-sliding)")
-    num_sliding = property(lambda self: int(self.sliding_contacts.size), doc="ns")
-    num_non_sliding = property(lambda self: int(self.non_sliding_contacts.size), doc="nns")
-    num_friction_directions = property(lambda self: self._ops.nr, doc="nr = sum(r)")
-    num_limits = property(lambda self: self._ops.nl, doc="nl = len(kL)")
-    num_bilateral = property(lambda self: self._ops.nb, doc="nb = len(kG)")
-    num_packed = property(lambda self: self._ops.nc + self._ops.nr + self._ops.nl + self._ops.nb,
+    num_velocities = _count(lambda self: self._ops.nv, doc="nv")
+    num_contacts = _count(lambda self: self._ops.nc, doc="nc (sliding + non-sliding)")
+    num_sliding = _count(lambda self: int(self.sliding_contacts.size), doc="ns")
+    num_non_sliding = _count(lambda self: int(self.non_sliding_contacts.size), doc="nns")
+    num_friction_directions = _count(lambda self: self._ops.nr, doc="nr = sum(r)")
+    num_limits = _count(lambda self: self._ops.nl, doc="nl = len(kL)")
+    num_bilateral = _count(lambda self: self._ops.nb, doc="nb = len(kG)")
+    num_packed = _count(lambda self: self._ops.nc + self._ops.nr + self._ops.nl + self._ops.nb,
                           doc="size of the packed cf = nc + nr + nl + nb")
 
     def replace(self, **changes: Any) -> "AccelProblemData":
@@ -216,12 +226,12 @@ class VelProblemData:
         put(self, "_ops", _Ops(nv, nc, nr, nl, nb, inertia, N_op, NT_op, F_op, FT_op, L_op,
                                LT_op, G_op, GT_op))
 
-    num_velocities = property(lambda self: self._ops.nv, doc="nv")
-    num_contacts = property(lambda self: self._ops.nc, doc="nc = len(mu)")
-    num_friction_directions = property(lambda self: self._ops.nr, doc="nr = sum(r)")
-    num_limits = property(lambda self: self._ops.nl, doc="nl = len(kL)")
-    num_bilateral = property(lambda self: self._ops.nb, doc="nb = len(kG)")
-    num_packed = property(lambda self: self._ops.nc + self._ops.nr + self._ops.nl + self._ops.nb,
+    num_velocities = _count(lambda self: self._ops.nv, doc="nv")
+    num_contacts = _count(lambda self: self._ops.nc, doc="nc = len(mu)")
+    num_friction_directions = _count(lambda self: self._ops.nr, doc="nr = sum(r)")
+    num_limits = _count(lambda self: self._ops.nl, doc="nl = len(kL)")
+    num_bilateral = _count(lambda self: self._ops.nb, doc="nb = len(kG)")
+    num_packed = _count(lambda self: self._ops.nc + self._ops.nr + self._ops.nl + self._ops.nb,
                           doc="size of the packed cf = nc + nr + nl + nb")
 
     def replace(self, **changes: Any) -> "VelProblemData":

@@ -47,7 +47,7 @@ class ConstraintSolver:
 
     def __init__(self, *, lexicographic: bool | None = None, max_pivots: int | None = None,
                  regularization_exponents: tuple[int, int, int] = (-16, 1, 1),
-                 drake_compat: bool = False):
+                 drake_compat: bool = False) -> None:
         if max_pivots is not None:
             max_pivots = integer_arg(max_pivots, "max_pivots", minimum=0)
         try:

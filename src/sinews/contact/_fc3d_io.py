@@ -13,7 +13,7 @@ which, without equality constraints (no ``G``), condenses to the local form by e
 
     W = H^T M^-1 H,     q = H^T M^-1 f + w.
 
-File layouts are described in ``shared/data/siconos/README.md``:
+File layouts are described in ``README.md`` of the shipped problems (``sinews/data/siconos/``):
 
 * FCLib matrices follow CSparse: ``nz = -1`` is CSC, ``nz = -2`` is CSR and ``nz >= 0`` is a
   triplet list with ``i`` = row and ``p`` = column (0-based).

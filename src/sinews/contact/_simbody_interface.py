@@ -9,14 +9,20 @@ run-time records are shared here; :class:`~sinews.contact.impulse_solver.PGSImpu
 from __future__ import annotations
 
 import abc
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import real_scalar
 from ._simbody_problem import (_as_vector, _Limit, assemble, check_integer, check_matrix_and_d,
                                participating_mask)
 from ._simbody_records import (MAX_NUM_PHASES, BilateralResult, BndCond, ContactType, FricCond,
                                ImpulseResult, UniCond)
+
+if TYPE_CHECKING:
+    from ._simbody_records import (BoundedRT, ConstraintLtdFrictionRT, StateLtdFrictionRT,
+                                   UncondRT, UniContactRT, UniSpeedRT)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -34,7 +40,7 @@ class ImpulseSolver(abc.ABC):
         Solver-specific meaning (see the subclasses).
     """
 
-    def __init__(self, max_rolling_speed: float, convergence_tol: float, max_iters: int):
+    def __init__(self, max_rolling_speed: float, convergence_tol: float, max_iters: int) -> None:
         self.set_max_rolling_speed(max_rolling_speed)
         self.set_convergence_tol(convergence_tol)
         self.set_max_iters(max_iters)
@@ -77,10 +83,16 @@ class ImpulseSolver(abc.ABC):
         self.n_bilateral_failures += 0 if converged else 1
 
     # -- the two problems -----------------------------------------------------------------------
-    def solve(self, phase, participating, A, D, expanding, pi_expand, verr_start, verr_applied=None,
-              unconditional=(), uni_contact=(), uni_speed=(), bounded=(), cons_ltd_friction=(),
-              state_ltd_friction=()) -> ImpulseResult:
+    def solve(self, phase: int, participating: Sequence[int] | None, A: ArrayLike, D: ArrayLike | None,
+              expanding: Sequence[int], pi_expand: ArrayLike | None, verr_start: ArrayLike,
+              verr_applied: ArrayLike | None = None, unconditional: Sequence[UncondRT] = (),
+              uni_contact: Sequence[UniContactRT] = (), uni_speed: Sequence[UniSpeedRT] = (),
+              bounded: Sequence[BoundedRT] = (), cons_ltd_friction: Sequence[ConstraintLtdFrictionRT] = (),
+              state_ltd_friction: Sequence[StateLtdFrictionRT] = ()) -> ImpulseResult:
         """Solve ``[A+D](pi_expand + pi) = verr_start + verr_applied`` with the records' conditions.
+
+        ``A`` (m, m) is the constraint-space compliance, ``pi_expand``, ``verr_start`` and
+        ``verr_applied`` are (m,) vectors; the result's ``pi`` is (m,).
 
         ``participating`` lists the rows taking part (``None``: all); the others get ``pi = 0``.
         ``expanding`` lists the rows whose entry of the length-m ``pi_expand`` is a given impulse.
@@ -112,8 +124,10 @@ class ImpulseSolver(abc.ABC):
         self._count(phase, result.iterations, result.converged)
         return result
 
-    def solve_bilateral(self, participating, A, D, rhs) -> BilateralResult:
-        """Solve ``P(A+D)P^T (P pi) = P rhs`` with ``pi = 0`` off the participating rows.
+    def solve_bilateral(self, participating: Sequence[int] | None, A: ArrayLike, D: ArrayLike | None,
+                        rhs: ArrayLike) -> BilateralResult:
+        """Solve ``P(A+D)P^T (P pi) = P rhs`` with ``pi = 0`` off the participating rows
+        (``A`` (m, m), ``D`` (m,) or ``None``, ``rhs`` (m,); ``pi`` (m,)).
 
         All participating rows are equalities (used for position projection).
         """

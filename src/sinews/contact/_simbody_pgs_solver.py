@@ -34,7 +34,7 @@ class PGSImpulseSolver(ImpulseSolver):
     """
 
     def __init__(self, max_rolling_speed: float = 1e-3, convergence_tol: float = 1e-6,
-                 max_iters: int = 100, sor: float = 1.2):
+                 max_iters: int = 100, sor: float = 1.2) -> None:
         super().__init__(max_rolling_speed, convergence_tol, max_iters)
         sor = real_scalar(sor, "sor")
         if not 0 < sor < 2:

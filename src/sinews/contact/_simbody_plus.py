@@ -58,7 +58,7 @@ class PLUSImpulseSolver(ImpulseSolver):
     """
 
     def __init__(self, max_rolling_speed: float = 1e-3, convergence_tol: float = 1e-10,
-                 max_iters: int = 50, max_intervals: int = 1000, max_active_set_changes=None):
+                 max_iters: int = 50, max_intervals: int = 1000, max_active_set_changes: int | None = None) -> None:
         super().__init__(max_rolling_speed, convergence_tol, max_iters)
         self.max_intervals = check_integer(max_intervals, "max_intervals", 1)
         if max_active_set_changes is not None:

@@ -9,6 +9,8 @@ Notation (Drake's symbols). nv generalized velocities, M the generalized inertia
 normal Jacobian N (nc x nv), nr = sum(r) friction spanning directions with Jacobian F (nr x nv;
 each contact i contributes r[i] rows, the solver adds the negated directions -F itself), nl
 generic unilateral constraints ("limits") L (nl x nv), nb bilateral constraints G (nb x nv).
+Vectors: generalized forces ``tau`` (nv,) and velocities ``v`` (nv,); ``kN`` (nc,), ``kF``
+(nr,), ``kL`` (nl,), ``kG`` (nb,).
 
 **Acceleration level** (:class:`AccelProblemData`,
 :meth:`ConstraintSolver.solve_constraint_problem`)::

@@ -36,6 +36,10 @@ Solvers (one shared :class:`FrictionContactResult`):
 Small problems are solved on a dense W, large sparse ones on the CSR matrix (PGS sweeps the
 rows, ADMM solves its linear systems by preconditioned Krylov iterations), never densified.
 
+Array shapes: ``W`` (m, m) (dense, or SciPy sparse), ``q`` (m,), ``mu`` (contacts,), reactions
+``r`` and warm starts ``r0`` (m,), with m = dimension * contacts (``project_on_cone`` also takes
+``r`` as (contacts, dimension)).  The shipped Siconos/FCLib problems: :mod:`sinews.data`.
+
 Readers: :func:`read_fclib` (HDF5; global problems condensed to W = H^T M^-1 H,
 q = H^T M^-1 f + w), :func:`read_siconos_dat` (Siconos fc2d/fc3d ``.dat``), :func:`load_problem`.
 
@@ -52,6 +56,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from .._checks import real_array
 from ._fc3d_checks import boolean, integer, one_of, positive_real, real_in, sparse_W as _sparse_W
@@ -155,10 +160,12 @@ class FrictionContactProblem:
 
     @property
     def contacts(self) -> int:
+        """Number of contacts, ``m // dimension``."""
         return self.q.shape[0] // self.dimension
 
     @property
     def size(self) -> int:
+        """Number of rows m of W (``contacts * dimension``)."""
         return self.q.shape[0]
 
     def dense_W(self) -> np.ndarray:
@@ -185,8 +192,8 @@ class FrictionContactProblem:
             object.__setattr__(self, "_csr", arrays)
         return self._csr
 
-    def velocity(self, r) -> np.ndarray:
-        """u = W r + q (plain double precision)."""
+    def velocity(self, r: ArrayLike) -> np.ndarray:
+        """u = W r + q (m,) for reactions ``r`` (m,) (plain double precision)."""
         r = _check_r(self, r)
         return np.asarray(self.W @ r).ravel() + self.q
 
@@ -248,7 +255,7 @@ def _read(path, reader, kind):
         raise ValueError(f"path: {path}: the problem it describes does not fit in memory") from None
 
 
-def read_fclib(path) -> FrictionContactProblem:
+def read_fclib(path: str | os.PathLike) -> FrictionContactProblem:
     """Read an FCLib HDF5 file (local, or global condensed to local form; W stays sparse).
 
     Every size, index and value is validated before use; a malformed or unreadable file raises
@@ -259,7 +266,7 @@ def read_fclib(path) -> FrictionContactProblem:
     return _read(path, read_fclib_arrays, "local")
 
 
-def read_siconos_dat(path) -> FrictionContactProblem:
+def read_siconos_dat(path: str | os.PathLike) -> FrictionContactProblem:
     """Read a Siconos fc2d/fc3d ``.dat`` problem (dense W; sparse-block files above 2048 rows
     stay sparse).  Malformed files raise ``ValueError`` naming the path and what is wrong."""
     from ._fc3d_io import read_siconos_dat_arrays
@@ -267,7 +274,7 @@ def read_siconos_dat(path) -> FrictionContactProblem:
     return _read(path, read_siconos_dat_arrays, "local")
 
 
-def load_problem(path) -> FrictionContactProblem:
+def load_problem(path: str | os.PathLike) -> FrictionContactProblem:
     """Dispatch on the suffix: ``.hdf5``/``.h5`` -> :func:`read_fclib`, otherwise ``.dat``."""
     p = _path(path)
     if p.suffix.lower() in (".hdf5", ".h5"):
@@ -280,7 +287,7 @@ def load_problem(path) -> FrictionContactProblem:
 # --------------------------------------------------------------------------------------------
 
 
-def project_on_cone(r, mu, dimension=3):
+def project_on_cone(r: ArrayLike, mu: ArrayLike | float, dimension: int = 3) -> np.ndarray:
     """Euclidean projection of stacked reactions onto the Coulomb cones K_mu (vectorised).
 
     Args:
@@ -334,14 +341,15 @@ def project_on_cone(r, mu, dimension=3):
     return out.reshape(x.shape)
 
 
-def natural_map_residual(problem: FrictionContactProblem, r) -> np.ndarray:
-    """F_nat(r) = r - P_K(r - û(W r + q)), stacked per contact (evaluated carefully)."""
+def natural_map_residual(problem: FrictionContactProblem, r: ArrayLike) -> np.ndarray:
+    """F_nat(r) = r - P_K(r - û(W r + q)) (m,), stacked per contact, for reactions ``r`` (m,)
+    (evaluated carefully)."""
     r = _check_r(problem, r)
     return _careful(problem, r, 1.0, floor=0.0)[2]
 
 
-def natural_map_error(problem: FrictionContactProblem, r, *, relative_to="1+q") -> float:
-    """Relative natural-map error of the reactions r (0 exactly at a solution).
+def natural_map_error(problem: FrictionContactProblem, r: ArrayLike, *, relative_to: str = "1+q") -> float:
+    """Relative natural-map error of the reactions ``r`` (m,) (0 exactly at a solution).
 
     ``relative_to="1+q"`` (default, Siconos/FCLib): ||F_nat(r)|| / (1 + ||q||);
     ``"q"``: ||F_nat(r)|| / ||q||; ``"none"``: ||F_nat(r)||.
@@ -388,7 +396,8 @@ def _check_r(problem, r, name="r"):
 from ._fc3d_drive import DENSE_MAX_SIZE, admm_on, careful as _careful, pgs_on, solve_auto, use_dense  # noqa: E402,F401
 
 
-def solve_pgs(problem, *, tol=1e-8, max_iter=5000, omega=1.0, r0=None, W=None, check_every=10):
+def solve_pgs(problem: FrictionContactProblem, *, tol: float = 1e-8, max_iter: int = 5000, omega: float = 1.0,
+              r0: ArrayLike | None = None, W: ArrayLike | sp.spmatrix | sp.sparray | None = None, check_every: int = 10) -> FrictionContactResult:
     """Projected Gauss-Seidel on circular cones (see :mod:`sinews.contact._fc3d_pgs`).
 
     Args:
@@ -424,7 +433,9 @@ _ADMM_OPTIONS = ("eta", "alpha", "rho_ratio", "rho_every", "max_factorizations",
                  "scale_contacts", "dual_warm_start")
 
 
-def solve_admm(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, rho=None, **options):
+def solve_admm(problem: FrictionContactProblem, *, tol: float = 1e-8, max_iter: int = 5000,
+               r0: ArrayLike | None = None, W: ArrayLike | sp.spmatrix | sp.sparray | None = None, rho: float | None = None,
+               **options: float) -> FrictionContactResult:
     """ADMM on the Delassus operator (see :mod:`sinews.contact._fc3d_admm`).
 
     Args:
@@ -484,7 +495,8 @@ def _start(problem, r0):
     return x.copy() if x is r0 else x
 
 
-def solve(problem, *, tol=1e-8, max_iter=5000, r0=None, W=None, chunk=100, window=4):
+def solve(problem: FrictionContactProblem, *, tol: float = 1e-8, max_iter: int = 5000, r0: ArrayLike | None = None,
+          W: ArrayLike | sp.spmatrix | sp.sparray | None = None, chunk: int = 100, window: int = 4) -> FrictionContactResult:
     """PGS while it makes progress, then ADMM warm-started from PGS's reactions.
 
     PGS runs in chunks of ``chunk`` sweeps.  It is declared stagnant, and the solve switches to

@@ -14,6 +14,52 @@ Every public module of this package (name not starting with ``_``) is a demo if 
 Adding a demo is dropping such a module here: nothing else needs editing.  A module that
 fails to import, or lacks one of the three names, is skipped with a warning so that one
 broken demo does not break the others.
+
+Output convention
+-----------------
+Every demo writes its files through ``sinews.demos._output.DemoOutput`` (``NAME`` below is the
+demo's name with ``-`` replaced by ``_``), so that all demos leave the same kinds of files:
+
+``NAME_trajectory.npz``
+    the time series, one array per quantity (first axis time, ``t`` in seconds), and a
+    ``units`` entry, the JSON string ``{array name: unit}`` (``out.trajectory(arrays, units)``);
+``NAME*.png``
+    plots (``out.plot(filename, draw)``, ``draw(fig)`` draws on a matplotlib figure); every axis
+    is labelled with its unit in square brackets (``"time [s]"``, ``"[1]"`` if dimensionless),
+    which is checked when the figure is saved;
+``NAME_summary.json``
+    the summary values, the unit of every numeric value (``"units"``), the files written and
+    the axis labels of every plot (``out.finish(summary, units)``, whose return value is what
+    ``run`` returns);
+``NAME_*.csv`` (optional)
+    tables for spreadsheets (``out.csv(filename, columns)``).
+
+Without matplotlib a demo still runs: the data files and the summary are written, the console
+says which plot was skipped and why, and the summary records it (``"plot"`` and
+``"plots_skipped"``).  Demos import matplotlib only through ``DemoOutput.plot``.  A minimal
+demo module::
+
+    from ._output import DemoOutput
+
+    NAME = "mydemo"
+    DESCRIPTION = "one line"
+
+    def run(out_dir, quick=False):
+        t, q = ...                                    # simulate
+        out = DemoOutput(out_dir, NAME)
+        out.trajectory({"t": t, "q": q}, units={"t": "s", "q": "rad"})
+
+        def draw(fig):
+            ax = fig.subplots()
+            ax.plot(t, q[:, 0])
+            ax.set_xlabel("time [s]")
+            ax.set_ylabel("joint angle [rad]")
+
+        out.plot("mydemo.png", draw)
+        return out.finish({"steps": len(t) - 1}, units={"steps": "1"})
+
+``tests/test_demos_output.py`` runs every discovered demo (``quick=True``) with and without
+matplotlib and checks these files, so a new demo is covered without editing the tests.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ integration error, and once with Baumgarte stabilisation (``gamma - 2 alpha phid
 phi``, ``alpha = beta = 1 / T``), which pulls the error back.  The loop closure is workless, so
 the mechanical energy is a second check of the integration.  Outputs:
 ``fourbar_closure_error.png`` (|phi| and |phidot| against time, log scale),
-``fourbar_energy.png`` (energy drift) and ``fourbar_trajectory.npz``.
+``fourbar_energy.png`` (energy drift), ``fourbar_trajectory.npz`` and ``fourbar_summary.json``
+(the output convention of :mod:`sinews.demos`; without matplotlib the plots are skipped).
 
 (RBDL's ``FourBarLinkage`` fixture, used in the tests, has both chains on the same ground
 pivot; that kite-shaped linkage passes through singular configurations and is not a good
@@ -35,6 +36,7 @@ import numpy as np
 from sinews.simulate import rk4_step
 
 from . import _args
+from ._output import DemoOutput
 
 NAME = "fourbar"
 DESCRIPTION = "planar four-bar under gravity: loop-closure error with and without Baumgarte stabilisation"
@@ -135,15 +137,6 @@ def simulate(model, cs, q0, v0, t_end: float, dt: float, label: str = "", progre
     return t, Q, V, phi, phid, energy
 
 
-def _figure(nrows):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7.5, 2.8 * nrows), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
 def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
     """Simulate, write plots and the trajectory into ``out_dir``, return files and a summary."""
     out_dir = pathlib.Path(out_dir)
@@ -164,47 +157,46 @@ def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
     (t, Qp, Vp, phip, phidp, Ep), (_, Qb, Vb, phib, phidb, Eb) = runs.values()
     labels = list(runs)
     floor = 1e-17
-    fig = _figure(2)
-    ax1, ax2 = fig.subplots(2, 1, sharex=True)
-    for lab, phi, phid in ((labels[0], phip, phidp), (labels[1], phib, phidb)):
-        ax1.semilogy(t, np.maximum(phi, floor), label=lab)
-        ax2.semilogy(t, np.maximum(phid, floor), label=lab)
-    ax1.set_ylabel("|phi| (position error)")
-    ax2.set_ylabel("|phi_dot| (velocity error)")
-    ax2.set_xlabel("time [s]")
-    ax1.set_title("Four-bar loop closure error, RK4 dt = %g s" % dt)
-    ax1.legend()
-    ax1.grid(True, which="both", alpha=0.3)
-    ax2.grid(True, which="both", alpha=0.3)
-    f_err = out_dir / "fourbar_closure_error.png"
-    fig.savefig(f_err, dpi=110)
+    out = DemoOutput(out_dir, NAME)
 
-    fig = _figure(1)
-    ax = fig.subplots()
-    ax.plot(t, Ep - Ep[0], label=labels[0])
-    ax.plot(t, Eb - Eb[0], label=labels[1])
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("E(t) - E(0) [J]")
-    ax.set_title("Four-bar mechanical energy drift (a passive, workless closure conserves E)")
-    ax.legend()
-    ax.grid(True, alpha=0.3)
-    f_en = out_dir / "fourbar_energy.png"
-    fig.savefig(f_en, dpi=110)
+    def draw_error(fig) -> None:
+        ax1, ax2 = fig.subplots(2, 1, sharex=True)
+        for lab, phi, phid in ((labels[0], phip, phidp), (labels[1], phib, phidb)):
+            ax1.semilogy(t, np.maximum(phi, floor), label=lab)
+            ax2.semilogy(t, np.maximum(phid, floor), label=lab)
+        ax1.set_ylabel("|phi| (position error) [m]")
+        ax2.set_ylabel("|phi_dot| (velocity error) [m/s]")
+        ax2.set_xlabel("time [s]")
+        ax1.set_title("Four-bar loop closure error, RK4 dt = %g s" % dt)
+        ax1.legend()
+        ax1.grid(True, which="both", alpha=0.3)
+        ax2.grid(True, which="both", alpha=0.3)
 
-    f_npz = out_dir / "fourbar_trajectory.npz"
-    np.savez(
-        f_npz,
-        t=t,
-        q_plain=Qp,
-        v_plain=Vp,
-        phi_plain=phip,
-        phidot_plain=phidp,
-        energy_plain=Ep,
-        q_baumgarte=Qb,
-        v_baumgarte=Vb,
-        phi_baumgarte=phib,
-        phidot_baumgarte=phidb,
-        energy_baumgarte=Eb,
+    def draw_energy(fig) -> None:
+        ax = fig.subplots()
+        ax.plot(t, Ep - Ep[0], label=labels[0])
+        ax.plot(t, Eb - Eb[0], label=labels[1])
+        ax.set_xlabel("time [s]")
+        ax.set_ylabel("E(t) - E(0) [J]")
+        ax.set_title("Four-bar mechanical energy drift (a passive, workless closure conserves E)")
+        ax.legend()
+        ax.grid(True, alpha=0.3)
+
+    out.plot("fourbar_closure_error.png", draw_error, figsize=(7.5, 5.6))
+    out.plot("fourbar_energy.png", draw_energy, figsize=(7.5, 2.8))
+    out.trajectory(
+        {
+            "t": t,
+            "q_plain": Qp, "v_plain": Vp, "phi_plain": phip, "phidot_plain": phidp, "energy_plain": Ep,
+            "q_baumgarte": Qb, "v_baumgarte": Vb, "phi_baumgarte": phib, "phidot_baumgarte": phidb,
+            "energy_baumgarte": Eb,
+        },
+        units={
+            "t": "s",
+            "q_plain": "rad", "v_plain": "rad/s", "phi_plain": "m", "phidot_plain": "m/s", "energy_plain": "J",
+            "q_baumgarte": "rad", "v_baumgarte": "rad/s", "phi_baumgarte": "m", "phidot_baumgarte": "m/s",
+            "energy_baumgarte": "J",
+        },
     )
     summary = {
         "t_end": t_end,
@@ -219,9 +211,14 @@ def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
         "energy_drift_baumgarte": float(np.abs(Eb - Eb[0]).max()),
         "baumgarte_time_constant": time_constant,
     }
+    units = {
+        "t_end": "s", "dt": "s", "steps": "1", "wall_s": "s",
+        "max_phi_plain": "m", "max_phi_baumgarte": "m", "final_phi_plain": "m", "final_phi_baumgarte": "m",
+        "energy_drift_plain": "J", "energy_drift_baumgarte": "J", "baumgarte_time_constant": "s",
+    }
     print(
         f"  max |phi|: {summary['max_phi_plain']:.2e} without, {summary['max_phi_baumgarte']:.2e} with Baumgarte; "
         f"max |E - E0|: {summary['energy_drift_plain']:.2e} J / {summary['energy_drift_baumgarte']:.2e} J; "
         f"{wall:.1f} s"
     )
-    return {"files": [f_err, f_en, f_npz], "summary": summary}
+    return out.finish(summary, units)

@@ -11,20 +11,21 @@ Files written into the output folder:
 ``pendulum.png``
     joint angles and total energy against time, and snapshots of the chain in the x-z plane;
 ``pendulum_trajectory.npz``
-    arrays ``t``, ``q``, ``v``, ``energy``, ``tip`` (tip position, x-z) and the model data;
+    arrays ``t``, ``q``, ``v``, ``energy``, ``tip`` (tip position, x-z) and the model data, with
+    their units (the ``units`` entry);
 ``pendulum_trajectory.csv``
     one row per sample: ``t, q1, q2, q3, v1, v2, v3, energy``;
 ``pendulum_summary.json``
-    the summary returned by :func:`run`.
+    the summary returned by :func:`run`, with the unit of every value (``units``).
+
+The files follow the demos' output convention (:mod:`sinews.demos`).
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +35,7 @@ from sinews import joints as J
 from sinews.simulate import simulate
 
 from . import _args
+from ._output import DemoOutput
 
 NAME = "pendulum"
 DESCRIPTION = "3-link pendulum released from horizontal (RK4, energy conservation, plot + trajectory files)"
@@ -88,49 +90,49 @@ def _warm_up(model, q0, v0) -> float:
     return time.perf_counter() - t0
 
 
-def _plot(path: Path, traj, tip, chains, energy_scale: float, title: str) -> None:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+def _draw(traj, tip, chains, energy_scale: float, title: str):
+    """A ``draw(fig)`` for :meth:`DemoOutput.plot`: angles, energy and chain snapshots."""
 
-    fig = Figure(figsize=(12, 6.5), layout="constrained")
-    FigureCanvasAgg(fig)
-    grid = fig.add_gridspec(2, 2, width_ratios=[1.3, 1])
-    ax_q = fig.add_subplot(grid[0, 0])
-    ax_e = fig.add_subplot(grid[1, 0], sharex=ax_q)
-    ax_xz = fig.add_subplot(grid[:, 1])
+    def draw(fig) -> None:
+        grid = fig.add_gridspec(2, 2, width_ratios=[1.3, 1])
+        ax_q = fig.add_subplot(grid[0, 0])
+        ax_e = fig.add_subplot(grid[1, 0], sharex=ax_q)
+        ax_xz = fig.add_subplot(grid[:, 1])
 
-    for i in range(traj.q.shape[1]):
-        ax_q.plot(traj.t, traj.q[:, i], label=f"q{i + 1} (joint {i + 1})")
-    ax_q.set_ylabel("joint angle [rad]")
-    ax_q.legend(loc="upper left", fontsize="small")
-    ax_q.grid(alpha=0.3)
-    ax_q.set_title(title)
+        for i in range(traj.q.shape[1]):
+            ax_q.plot(traj.t, traj.q[:, i], label=f"q{i + 1} (joint {i + 1})")
+        ax_q.set_xlabel("time [s]")
+        ax_q.set_ylabel("joint angle [rad]")
+        ax_q.legend(loc="upper left", fontsize="small")
+        ax_q.grid(alpha=0.3)
+        ax_q.set_title(title)
 
-    drift = traj.energy - traj.energy[0]
-    ax_e.plot(traj.t, traj.energy, color="k")
-    ax_e.set_xlabel("time [s]")
-    ax_e.set_ylabel("total energy T + V [J]")
-    ax_e.grid(alpha=0.3)
-    span = max(np.abs(drift).max(), 1e-12)
-    ax_e.set_ylim(traj.energy[0] - 3 * span, traj.energy[0] + 3 * span)
-    ax_e.text(
-        0.01, 0.95,
-        f"max |E - E0| = {np.abs(drift).max():.3g} J ({np.abs(drift).max() / energy_scale:.2e} of max kinetic energy)",
-        transform=ax_e.transAxes, va="top", fontsize="small",
-    )
+        drift = traj.energy - traj.energy[0]
+        ax_e.plot(traj.t, traj.energy, color="k")
+        ax_e.set_xlabel("time [s]")
+        ax_e.set_ylabel("total energy T + V [J]")
+        ax_e.grid(alpha=0.3)
+        span = max(np.abs(drift).max(), 1e-12)
+        ax_e.set_ylim(traj.energy[0] - 3 * span, traj.energy[0] + 3 * span)
+        ax_e.text(
+            0.01, 0.95,
+            f"max |E - E0| = {np.abs(drift).max():.3g} J ({np.abs(drift).max() / energy_scale:.2e} of max kinetic energy)",
+            transform=ax_e.transAxes, va="top", fontsize="small",
+        )
 
-    colors = [(0.2, 0.3, 0.8, a) for a in np.linspace(0.15, 1.0, len(chains))]
-    for (t, pts), c in zip(chains, colors):
-        ax_xz.plot(pts[:, 0], pts[:, 1], "-o", color=c, ms=3, lw=1.5)
-    ax_xz.plot(tip[:, 0], tip[:, 1], color="tab:red", lw=0.6, alpha=0.7, label="tip path")
-    ax_xz.plot([0], [0], "ks", ms=6, label="pivot")
-    ax_xz.set_aspect("equal")
-    ax_xz.set_xlabel("x [m]")
-    ax_xz.set_ylabel("z [m]")
-    ax_xz.set_title(f"snapshots every {chains[1][0] - chains[0][0]:.2g} s (darker = later)" if len(chains) > 1 else "snapshot")
-    ax_xz.legend(loc="lower left", fontsize="small")
-    ax_xz.grid(alpha=0.3)
-    fig.savefig(path, dpi=110)
+        colors = [(0.2, 0.3, 0.8, a) for a in np.linspace(0.15, 1.0, len(chains))]
+        for (t, pts), c in zip(chains, colors):
+            ax_xz.plot(pts[:, 0], pts[:, 1], "-o", color=c, ms=3, lw=1.5)
+        ax_xz.plot(tip[:, 0], tip[:, 1], color="tab:red", lw=0.6, alpha=0.7, label="tip path")
+        ax_xz.plot([0], [0], "ks", ms=6, label="pivot")
+        ax_xz.set_aspect("equal")
+        ax_xz.set_xlabel("x [m]")
+        ax_xz.set_ylabel("z [m]")
+        ax_xz.set_title(f"snapshots every {chains[1][0] - chains[0][0]:.2g} s (darker = later)" if len(chains) > 1 else "snapshot")
+        ax_xz.legend(loc="lower left", fontsize="small")
+        ax_xz.grid(alpha=0.3)
+
+    return draw
 
 
 def run(out_dir: Path, quick: bool = False) -> dict:
@@ -157,14 +159,19 @@ def run(out_dir: Path, quick: bool = False) -> dict:
     drift_abs = traj.energy_drift
     tip = np.array([sinews.point_position(model, q, "link3", (LENGTH, 0.0, 0.0), data=data)[[0, 2]] for q in traj.q])
 
-    files = []
-    npz = out_dir / "pendulum_trajectory.npz"
-    np.savez(
-        npz, t=traj.t, q=traj.q, v=traj.v, energy=traj.energy, tip=tip,
-        link_length=LENGTH, link_mass=MASS, gravity=model.gravity,
+    out = DemoOutput(out_dir, NAME)
+    out.trajectory(
+        {"t": traj.t, "q": traj.q, "v": traj.v, "energy": traj.energy, "tip": tip,
+         "link_length": LENGTH, "link_mass": MASS, "gravity": model.gravity},
+        units={"t": "s", "q": "rad", "v": "rad/s", "energy": "J", "tip": "m",
+               "link_length": "m", "link_mass": "kg", "gravity": "m/s^2"},
     )
-    files.append(npz)
-    files.append(traj.save_csv(out_dir / "pendulum_trajectory.csv", ["q1", "q2", "q3"], ["v1", "v2", "v3"]))
+    out.add_file(traj.save_csv(out.path("pendulum_trajectory.csv"), ["q1", "q2", "q3"], ["v1", "v2", "v3"]))
+
+    step = max(1, int(round(duration / 10 / traj.info["dt"])))  # about 11 snapshots
+    chains = [(traj.t[k], joint_positions(model, traj.q[k])) for k in range(0, len(traj.t), step)]
+    title = f"{model.name}: released from horizontal, RK4 dt = {traj.info['dt']:g} s"
+    out.plot("pendulum.png", _draw(traj, tip, chains, energy_scale, title), figsize=(12, 6.5))
 
     summary = {
         "model": model.name,
@@ -181,19 +188,9 @@ def run(out_dir: Path, quick: bool = False) -> dict:
         "max_kinetic_energy_J": float(kinetic.max()),
         "final_q_rad": [float(x) for x in traj.q[-1]],
     }
-
-    png = out_dir / "pendulum.png"
-    step = max(1, int(round(duration / 10 / traj.info["dt"])))  # about 11 snapshots
-    chains = [(traj.t[k], joint_positions(model, traj.q[k])) for k in range(0, len(traj.t), step)]
-    title = f"{model.name}: released from horizontal, RK4 dt = {traj.info['dt']:g} s"
-    try:
-        _plot(png, traj, tip, chains, energy_scale, title)
-        files.insert(0, png)
-    except ImportError:
-        warnings.warn("matplotlib is not installed: no plot (pip install 'sinews[plot]')", RuntimeWarning, stacklevel=2)
-        summary["plot"] = "skipped: matplotlib is not installed"
-
-    js = out_dir / "pendulum_summary.json"
-    js.write_text(json.dumps(summary, indent=2) + "\n")
-    files.append(js)
-    return {"files": [str(f) for f in files], "summary": summary}
+    units = {
+        "duration_s": "s", "dt_s": "s", "steps": "1", "wall_time_s": "s", "setup_time_s": "s",
+        "energy_initial_J": "J", "energy_final_J": "J", "energy_drift_abs_J": "J",
+        "energy_drift_rel": "1", "max_kinetic_energy_J": "J", "final_q_rad": "rad",
+    }
+    return out.finish(summary, units)

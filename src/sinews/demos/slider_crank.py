@@ -18,8 +18,10 @@ an independent oracle for the simulated motion: the demo reports the largest dev
 simulated slider from ``x(theta(t))``.  The start configuration is assembled with
 :func:`sinews.constraints.assemble_q` from a rough guess (crank angle kept), the start velocity
 with :func:`sinews.constraints.assemble_qdot`; the motion is integrated with RK4 and
-Baumgarte-stabilised forward dynamics with constraints.  Outputs: ``slider_crank_motion.png``
-(crank angle, slider position vs. closed form, closure error), ``slider_crank_trajectory.csv``.
+Baumgarte-stabilised forward dynamics with constraints.  Outputs (the output convention of
+:mod:`sinews.demos`): ``slider_crank_motion.png`` (crank angle and speed, slider position vs.
+closed form, closure error), ``slider_crank_trajectory.npz`` and ``.csv``,
+``slider_crank_summary.json``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import numpy as np
 from sinews.simulate import rk4_step
 
 from . import _args
+from ._output import DemoOutput
 
 NAME = "slider-crank"
 DESCRIPTION = "planar slider-crank under a crank torque and gravity, slider position vs closed-form kinematics"
@@ -103,9 +106,6 @@ def initial_state(model, cs, theta0: float = np.pi / 3, omega0: float = 1.0):
 
 def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
     """Simulate, write the plot and the CSV trajectory into ``out_dir``; return files and summary."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     from sinews.constraints import constraint_position_error, forward_dynamics_constraints
 
     out_dir = pathlib.Path(out_dir)
@@ -140,32 +140,35 @@ def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
     x_exact = slider_position(theta)
     dev = np.abs(x - x_exact)
 
-    fig = Figure(figsize=(7.5, 8.0), layout="constrained")
-    FigureCanvasAgg(fig)
-    ax1, ax2, ax3 = fig.subplots(3, 1, sharex=True)
-    ax1.plot(t, theta, label="crank angle theta [rad]")
-    ax1.plot(t, V[:, 0], label="crank speed [rad/s]")
-    ax1.legend()
-    ax1.set_title("Slider-crank, r = %g m, l = %g m, crank torque %g - %g theta_dot N m" % (CRANK, ROD, CRANK_TORQUE, CRANK_DAMPING))
-    ax2.plot(t, x, label="simulated slider x")
-    ax2.plot(t, x_exact, "--", label="closed form r cos(theta) + sqrt(l^2 - r^2 sin(theta)^2)")
-    ax2.set_ylabel("slider x [m]")
-    ax2.legend(fontsize=8)
-    ax3.semilogy(t, np.maximum(phi, 1e-17), label="|phi| closure error")
-    ax3.semilogy(t, np.maximum(dev, 1e-17), label="|x - x_closed_form|")
-    ax3.set_xlabel("time [s]")
-    ax3.legend()
-    for ax in (ax1, ax2, ax3):
-        ax.grid(True, alpha=0.3)
-    f_png = out_dir / "slider_crank_motion.png"
-    fig.savefig(f_png, dpi=110)
+    out = DemoOutput(out_dir, NAME)
 
-    f_csv = out_dir / "slider_crank_trajectory.csv"
-    table = np.column_stack([t, Q, V, x_exact, phi])
-    np.savetxt(
-        f_csv, table, delimiter=",", fmt="%.12g",
-        header="t,theta,psi,x,theta_dot,psi_dot,x_dot,x_closed_form,closure_error", comments="",
-    )
+    def draw(fig) -> None:
+        ax1, ax1b, ax2, ax3 = fig.subplots(4, 1, sharex=True)
+        ax1.plot(t, theta, label="crank angle theta")
+        ax1.set_ylabel("crank angle [rad]")
+        ax1.set_title("Slider-crank, r = %g m, l = %g m, crank torque %g - %g theta_dot N m"
+                      % (CRANK, ROD, CRANK_TORQUE, CRANK_DAMPING))
+        ax1b.plot(t, V[:, 0], color="tab:orange", label="crank speed")
+        ax1b.set_ylabel("crank speed [rad/s]")
+        ax2.plot(t, x, label="simulated slider x")
+        ax2.plot(t, x_exact, "--", label="closed form r cos(theta) + sqrt(l^2 - r^2 sin(theta)^2)")
+        ax2.set_ylabel("slider x [m]")
+        ax2.legend(fontsize=8)
+        ax3.semilogy(t, np.maximum(phi, 1e-17), label="|phi| closure error")
+        ax3.semilogy(t, np.maximum(dev, 1e-17), label="|x - x_closed_form|")
+        ax3.set_ylabel("error [m]")
+        ax3.set_xlabel("time [s]")
+        ax3.legend()
+        for ax in (ax1, ax1b, ax2, ax3):
+            ax.grid(True, alpha=0.3)
+
+    out.plot("slider_crank_motion.png", draw, figsize=(7.5, 9.0))
+    columns = {"t": t, "theta": Q[:, 0], "psi": Q[:, 1], "x": Q[:, 2], "theta_dot": V[:, 0],
+               "psi_dot": V[:, 1], "x_dot": V[:, 2], "x_closed_form": x_exact, "closure_error": phi}
+    out.trajectory(columns, units={"t": "s", "theta": "rad", "psi": "rad", "x": "m", "theta_dot": "rad/s",
+                                   "psi_dot": "rad/s", "x_dot": "m/s", "x_closed_form": "m",
+                                   "closure_error": "m"})
+    out.csv("slider_crank_trajectory.csv", columns)
     summary = {
         "t_end": t_end,
         "dt": dt,
@@ -176,8 +179,11 @@ def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
         "max_closure_error": float(phi.max()),
         "max_slider_deviation_from_closed_form": float(dev.max()),
     }
+    units = {"t_end": "s", "dt": "s", "steps": "1", "wall_s": "s", "crank_turns": "turn",
+             "final_crank_speed": "rad/s", "max_closure_error": "m",
+             "max_slider_deviation_from_closed_form": "m"}
     print(
         f"  {summary['crank_turns']:.2f} crank turns; max |phi| {summary['max_closure_error']:.2e}; "
         f"max |x - closed form| {summary['max_slider_deviation_from_closed_form']:.2e} m; {wall:.1f} s"
     )
-    return {"files": [f_png, f_csv], "summary": summary}
+    return out.finish(summary, units)

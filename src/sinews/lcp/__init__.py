@@ -11,6 +11,10 @@ Solvers (one algorithm per module):
 * :func:`read_siconos_lcp`, :func:`read_siconos_mlcp` -- Siconos ``.dat`` readers,
   :mod:`sinews.lcp.siconos_io`.
 
+Array shapes: an LCP has ``M`` (n, n) and ``q`` (n,); its solution and warm start ``z``, ``z0``
+are (n,).  An MLCP in "ABCD" form has ``A`` (n, n), ``C`` (n, m), ``D`` (m, n), ``B`` (m, m),
+``a`` (n,), ``b`` (m,), and its solution ``u`` (n,) (free) and ``v`` (m,) (complementary).
+
 Every solver returns an :class:`LCPResult` whose diagnostics come from the independent checker
 :func:`check_lcp`. See docs/lcp.md for which solver to use when.
 """

@@ -44,6 +44,7 @@ then Lemke on M + 10^k I for k = min_exp, min_exp + step_exp, ... while k < max_
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from numba import njit
 
 from ._dense_lu import lu_factor, lu_solve, lu_solve_transposed
@@ -284,14 +285,16 @@ def _run_lemke(M: np.ndarray, q: np.ndarray, basis: np.ndarray, zero_tol: float,
     return False, status, np.zeros(n), pivots, pivots + 1
 
 
-def solve_lemke(M, q, z0=None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
+def solve_lemke(M: ArrayLike, q: ArrayLike, z0: ArrayLike | None = None, *, zero_tol: float = -1.0, piv_tol: float = -1.0,
                 lexicographic: bool = False, max_pivots: int | None = None) -> LCPResult:
     """Solve LCP(M, q) with Lemke's method (Moby/Drake tolerances and tie rules).
 
     Parameters
     ----------
-    M : (n, n) array. q : (n,) array.
-    z0 : optional warm start; the complementary basis {z_j : z0_j > 0} is tried first (if its
+    M : (n, n) array
+    q : (n,) array
+    z0 : (n,) array, optional
+        Warm start; the complementary basis {z_j : z0_j > 0} is tried first (if its
         basis matrix is singular the cold start is used).
     zero_tol, piv_tol : finite numbers; values <= 0 select Drake's defaults (module docstring).
     lexicographic : bool; break ratio-test ties lexicographically (anti-cycling). Termination
@@ -350,7 +353,7 @@ def _moby_accepts(M: np.ndarray, q: np.ndarray, z: np.ndarray, tol: float) -> bo
     return bool(z.min() >= -tol and w.min() >= -tol and np.all((zw >= -tol) & (zw < tol)))
 
 
-def solve_lemke_regularized(M, q, *, min_exp: int = -20, step_exp: int = 4, max_exp: int = 20,
+def solve_lemke_regularized(M: ArrayLike, q: ArrayLike, *, min_exp: int = -20, step_exp: int = 4, max_exp: int = 20,
                             piv_tol: float = -1.0, zero_tol: float = -1.0) -> LCPResult:
     """Lemke's method, retried on M + 10^k I (k = min_exp, min_exp + step_exp, ..., < max_exp).
 

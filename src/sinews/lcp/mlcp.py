@@ -1,7 +1,7 @@
 """Mixed LCPs: eliminate the free variables with a complete orthogonal decomposition.
 
-Block convention (Siconos ``MixedLinearComplementarityProblem``, "ABCD" form): find u (n, free)
-and v (m) with
+Block convention (Siconos ``MixedLinearComplementarityProblem``, "ABCD" form): find u (n,)
+(free) and v (m,) with, for A (n, n), C (n, m), D (m, n), B (m, m), a (n,) and b (m,),
 
     A u + C v + a = 0,
     w = D u + B v + b,     0 <= v  perp  w >= 0,
@@ -56,6 +56,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 import scipy.linalg
 
 from sinews._checks import real_array
@@ -89,7 +90,7 @@ class CompleteOrthogonalDecomposition:
     overflows nor loses its rank; ``T`` is reported for A itself.
     """
 
-    def __init__(self, A, rank_tol: float | None = None):
+    def __init__(self, A: ArrayLike, rank_tol: float | None = None) -> None:
         A = as_matrix(A, "A")
         rank_tol = _rank_tol(rank_tol)
         rows, cols = A.shape
@@ -121,7 +122,7 @@ class CompleteOrthogonalDecomposition:
             self.T = np.ldexp(T, self._exp)
         self.W = W
 
-    def pinv_solve(self, rhs) -> np.ndarray:
+    def pinv_solve(self, rhs: ArrayLike) -> np.ndarray:
         """Minimum-norm least-squares solution A+ rhs (rhs may be 1-D or 2-D, finite, with as
         many rows as A). A solution beyond the float range is refused (ValueError)."""
         rhs = real_array(rhs, "rhs")
@@ -184,8 +185,9 @@ class ReducedLCP:
         self.v_map = as_matrix(self.v_map, "v_map", cols=k)
         self.v_offset = as_vector(self.v_offset, "v_offset", self.v_map.shape[0], what="v_map")
 
-    def recover(self, zeta) -> tuple[np.ndarray, np.ndarray]:
-        """(u, v) from a solution zeta of the reduced LCP (finite, of the reduced size)."""
+    def recover(self, zeta: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """(u (n,), v (m,)) from a solution zeta of the reduced LCP (finite, of the reduced size
+        ``M.shape[0]``)."""
         zeta = as_vector(zeta, "zeta", self.M.shape[0], what="the reduced M")
         u, v = self._recover(zeta)
         if not (np.isfinite(u).all() and np.isfinite(v).all()):
@@ -197,8 +199,8 @@ class ReducedLCP:
         with np.errstate(over="ignore", invalid="ignore"):
             return self.u_map @ zeta + self.u_offset, self.v_map @ zeta + self.v_offset
 
-    def recover_u(self, zeta) -> np.ndarray:
-        """The free variables u from a solution zeta of the reduced LCP."""
+    def recover_u(self, zeta: ArrayLike) -> np.ndarray:
+        """The free variables u (n,) from a solution zeta of the reduced LCP."""
         return self.recover(zeta)[0]
 
 
@@ -247,8 +249,10 @@ def _scale(*arrays) -> float:
     return s
 
 
-def check_mlcp(A, C, D, B, a, b, u, v, tol: float | None = None) -> MLCPCheck:
-    """Independent check of (u, v) for the MLCP (A, C, D, B, a, b); see the module docstring.
+def check_mlcp(A: ArrayLike, C: ArrayLike, D: ArrayLike, B: ArrayLike, a: ArrayLike, b: ArrayLike,
+               u: ArrayLike, v: ArrayLike, tol: float | None = None) -> MLCPCheck:
+    """Independent check of (u (n,), v (m,)) for the MLCP (A (n, n), C (n, m), D (m, n),
+    B (m, m), a (n,), b (m,)); see the module docstring.
 
     ``ok`` requires equality residual, feasibility and max min(|v_i|, |w_i|) all <= tol; the
     default tol is sqrt(eps) * max(1, max|A|, |B|, |C|, |D|, |a|, |b|).
@@ -341,8 +345,11 @@ def _block_pivot_reduction(A, C, D, B, a, b, S: np.ndarray, rank: int,
                       u_map=X[:n], u_offset=x0[:n], v_map=v_map, v_offset=v_offset)
 
 
-def mlcp_to_lcp(A, C, D, B, a, b, *, rank_tol: float | None = None) -> ReducedLCP:
+def mlcp_to_lcp(A: ArrayLike, C: ArrayLike, D: ArrayLike, B: ArrayLike, a: ArrayLike, b: ArrayLike, *,
+                rank_tol: float | None = None) -> ReducedLCP:
     """Eliminate the free variables u; return the reduced LCP and the map back to (u, v).
+
+    Shapes as in the module docstring: A (n, n), C (n, m), D (m, n), B (m, m), a (n,), b (m,).
 
     Full-rank A: u = -A+ (a + C v) and the LCP is (B - D A+ C, b - D A+ a) in v. Rank-deficient
     A: the block pivot of the module docstring (``exact`` is False when K is singular too, and
@@ -383,9 +390,12 @@ def _solve_lcp(method: str, M, q, options: dict) -> LCPResult:
     return _SOLVERS[method](M, q, **opts)
 
 
-def solve_mlcp(A, C, D, B, a, b, *, method: str = "lemke", rank_tol: float | None = None,
-               tol: float | None = None, **options) -> MLCPResult:
+def solve_mlcp(A: ArrayLike, C: ArrayLike, D: ArrayLike, B: ArrayLike, a: ArrayLike, b: ArrayLike, *,
+               method: str = "lemke", rank_tol: float | None = None, tol: float | None = None,
+               **options: object) -> MLCPResult:
     """Solve the MLCP  A u + C v + a = 0,  0 <= v perp D u + B v + b >= 0.
+
+    A (n, n), C (n, m), D (m, n), B (m, m), a (n,), b (m,); the result holds u (n,), v (m,).
 
     method : LCP solver for the reduced problem: "lemke" (default, lexicographic unless
              ``lexicographic=False`` is passed), "principal_pivoting" or "pgs"; ``options`` go to

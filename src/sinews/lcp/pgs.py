@@ -22,6 +22,7 @@ on some non-PSD matrices) ends the sweeps; that is reported as a failure with z 
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from numba import njit
 
 from ._validation import as_vector, count, lcp_data, nonnegative, real_number
@@ -59,23 +60,29 @@ def _pgs_sweeps(M, q, z, omega, tol, max_iter):  # pragma: no cover - compiled
     return max_iter, residual
 
 
-def solve_pgs(M, q, z0=None, *, omega: float = 1.0, tol: float = 1e-10,
+def solve_pgs(M: ArrayLike, q: ArrayLike, z0: ArrayLike | None = None, *, omega: float = 1.0, tol: float = 1e-10,
               max_iter: int = 10_000) -> LCPResult:
     """Solve LCP(M, q) by projected Gauss-Seidel (omega = 1) or projected SOR.
-
-    Parameters
-    ----------
-    M : (n, n) array with positive diagonal (symmetric positive (semi)definite for guaranteed
-        convergence). q : (n,) array. z0 : optional starting point (projected onto z >= 0).
-    omega : relaxation factor, 0 < omega < 2.
-    tol : stop when max_i |min(z_i, w_i)| <= tol (a finite number >= 0). ``converged`` is
-        judged, as for every solver, by :func:`check_lcp` with its default tolerance, so a
-        ``tol`` looser than that stops early but is not reported as converged.
-    max_iter : maximum number of sweeps (an integer >= 0).
 
     ``iterations`` is the number of sweeps; ``pivots`` is 0. A matrix with a non-positive diagonal
     entry cannot be swept, and an iterate can stop being finite (divergence); both are reported
     (converged=False, z = 0), not raised.
+
+    Parameters
+    ----------
+    M : (n, n) array
+        With a positive diagonal (symmetric positive (semi)definite for guaranteed convergence).
+    q : (n,) array
+    z0 : (n,) array, optional
+        Starting point (projected onto z >= 0).
+    omega : float
+        Relaxation factor, 0 < omega < 2.
+    tol : float
+        Stop when max_i |min(z_i, w_i)| <= tol (a finite number >= 0). ``converged`` is
+        judged, as for every solver, by :func:`check_lcp` with its default tolerance, so a
+        ``tol`` looser than that stops early but is not reported as converged.
+    max_iter : int
+        Maximum number of sweeps (an integer >= 0).
     """
     M, q = lcp_data(M, q)
     n = M.shape[0]

@@ -30,6 +30,7 @@ the same iteration (see :func:`solve_principal_pivoting`); docs/lcp.md, deviatio
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg import lapack
 
 from ._validation import (as_vector, check_tolerance, count, flag, lcp_data,
@@ -49,10 +50,12 @@ def _solve_block(M_AA: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return x
 
 
-def solve_principal_pivoting(M, q, z0=None, *, zero_tol: float = -1.0,
+def solve_principal_pivoting(M: ArrayLike, q: ArrayLike, z0: ArrayLike | None = None, *, zero_tol: float = -1.0,
                              max_iter: int | None = None,
                              drake_compat: bool = False) -> LCPResult:
     """Solve LCP(M, q) by principal pivoting (Drake's "fast" solver); best for PSD M.
+
+    ``M`` (n, n), ``q`` (n,), optional warm start ``z0`` (n,).
 
     ``drake_compat=True`` reproduces the way Drake's outcomes behave when an index is added and
     another dropped in the same iteration: the index dropped is the one found at the *position*
@@ -131,7 +134,7 @@ def solve_principal_pivoting(M, q, z0=None, *, zero_tol: float = -1.0,
                        pivots, max_iter)
 
 
-def solve_principal_pivoting_regularized(M, q, *, min_exp: int = -20, step_exp: int = 4,
+def solve_principal_pivoting_regularized(M: ArrayLike, q: ArrayLike, *, min_exp: int = -20, step_exp: int = 4,
                                          max_exp: int = 20, zero_tol: float = -1.0,
                                          drake_compat: bool = False) -> LCPResult:
     """``SolveLcpFastRegularized``: principal pivoting on M, then on M + 10^k I.

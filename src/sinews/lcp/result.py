@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import as_vector, lcp_data, optional_tolerance
 
@@ -105,14 +106,17 @@ def default_check_tolerance(M: np.ndarray, q: np.ndarray) -> float:
     return float(np.sqrt(EPS)) * scale
 
 
-def check_lcp(M, q, z, tol: float | None = None) -> LCPCheck:
+def check_lcp(M: ArrayLike, q: ArrayLike, z: ArrayLike, tol: float | None = None) -> LCPCheck:
     """Check a candidate solution z of LCP(M, q) independently of how it was obtained.
 
     Parameters
     ----------
-    M, q : the problem (validated: M square, q of matching length, finite).
-    z : the candidate (length n, finite).
-    tol : acceptance tolerance, a finite number >= 0; ``None`` selects
+    M, q : (n, n) array, (n,) array
+        The problem (validated: M square, q of matching length, finite).
+    z : (n,) array
+        The candidate (finite).
+    tol : float or None
+        Acceptance tolerance, a finite number >= 0; ``None`` selects
         ``sqrt(eps) * max(1, max|M|, max|q|)``.
 
     Returns an :class:`LCPCheck` with w = M z + q and the measures defined in the module

@@ -1,4 +1,5 @@
-"""Readers for the Siconos ``.dat`` LCP and MLCP test files (shared/data/siconos/README.md).
+"""Readers for the Siconos ``.dat`` LCP and MLCP test files (layouts: ``README.md`` of the
+shipped problems, ``sinews.data.path("siconos", "README.md")``).
 
 Siconos writes these files with ``fprintf`` and reads them with ``fscanf``, so a file is a stream
 of whitespace-separated tokens; line breaks carry no meaning and trailing tokens (comments, stray
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["SiconosLCP", "SiconosMLCP", "read_siconos_lcp", "read_siconos_mlcp"]
 
@@ -217,7 +219,7 @@ def _read_matrix(tok: _Tokens, what: str) -> np.ndarray:
     return out
 
 
-def read_siconos_lcp(path) -> SiconosLCP:
+def read_siconos_lcp(path: str | os.PathLike) -> SiconosLCP:
     """Read a Siconos LCP ``.dat`` file (dense or sparse-block M), validated (module docstring)."""
     path, items = _open(path)
     tok = _Tokens(path, items)
@@ -229,7 +231,7 @@ def read_siconos_lcp(path) -> SiconosLCP:
     return SiconosLCP(M=M, q=q, path=path)
 
 
-def read_siconos_mlcp(path) -> SiconosMLCP:
+def read_siconos_mlcp(path: str | os.PathLike) -> SiconosMLCP:
     """Read a Siconos MLCP ``.dat`` file ((M, q) and/or the ABCD blocks), validated.
 
     M may have any number of rows (``Rectangular_mlcp.dat`` stores 3 x 2) but must have n + m

@@ -1,0 +1,124 @@
+"""The wheel holds every file sinews needs: built from a copy of the sources, installed in a
+fresh virtual environment, it runs ``sinews demo pendulum --quick`` and ``python -m sinews.bench contact
+--quick`` away from the checkout.
+
+The venv reuses the machine's NumPy, Numba, SciPy, h5py, Pinocchio (``--system-site-packages``);
+sinews itself must come from the wheel (checked: ``sinews.__file__`` lies in the venv).  The
+wheel is built with ``pip wheel --no-build-isolation`` (setuptools >= 77 from the ``test``
+extra), so no network is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "src")
+NOT_SHIPPED = ("__pycache__", "*.pyc", "*.nbi", "*.nbc", "*.egg-info")
+
+pytestmark = pytest.mark.slow
+
+
+def _run(cmd, **kw):
+    env = dict(os.environ, MPLBACKEND="Agg", PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONNOUSERSITE="1")
+    env.pop("PYTHONPATH", None)
+    env.pop("SINEWS_SICONOS_DIR", None)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, **kw)
+    assert proc.returncode == 0, f"{cmd}\nstdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    pytest.importorskip("setuptools", minversion="77")
+    work = tmp_path_factory.mktemp("wheel")
+    src = work / "sinews-src"
+    src.mkdir()
+    for name in SOURCES:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
+        else:
+            shutil.copy2(path, src / name)
+    out = work / "dist"
+    _run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation",
+          "--wheel-dir", str(out), "-q"], cwd=work)
+    (whl,) = out.glob("sinews-*.whl")
+    return whl
+
+
+def _shipped_sources() -> set[str]:
+    """Every file under src/sinews that an installed sinews may open (code and data)."""
+    files = set()
+    for path in (ROOT / "src" / "sinews").rglob("*"):
+        rel = path.relative_to(ROOT / "src")
+        if path.is_dir() or any(part in ("__pycache__",) or part.endswith(".egg-info") for part in rel.parts):
+            continue
+        if path.suffix in (".pyc", ".nbi", ".nbc"):
+            continue
+        files.add(rel.as_posix())
+    return files
+
+
+def test_wheel_holds_every_source_and_data_file(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    missing = sorted(_shipped_sources() - names)
+    assert not missing, f"files under src/sinews missing from the wheel (declare them as package data): {missing}"
+    assert "sinews/py.typed" in names
+    assert any(n.startswith("sinews/data/siconos/fclib/") for n in names)
+
+
+def test_wheel_metadata(wheel):
+    z = zipfile.ZipFile(wheel)
+    meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: BSD-3-Clause AND Apache-2.0" in meta
+    assert "Classifier: License ::" not in meta
+    licences = [n for n in z.namelist() if "/licenses/" in n]
+    assert any(n.endswith("/LICENSE") for n in licences)
+    assert any(n.endswith("LICENSE-Apache-2.0.txt") for n in licences)
+
+
+@pytest.fixture(scope="module")
+def venv(wheel, tmp_path_factory) -> Path:
+    env_dir = tmp_path_factory.mktemp("venv") / "env"
+    _run([sys.executable, "-m", "venv", "--system-site-packages", str(env_dir)])
+    py = env_dir / "bin" / "python"
+    _run([str(py), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)])
+    return env_dir
+
+
+def test_wheel_runs_the_demo_and_the_contact_bench_away_from_the_checkout(venv, tmp_path):
+    py, script = venv / "bin" / "python", venv / "bin" / "sinews"
+    where = _run([str(py), "-c", "import sinews, sinews.data, json; print(json.dumps("
+                  "[sinews.__file__, sinews.__version__, str(sinews.data.siconos_dir())]))"], cwd=tmp_path)
+    file, version, siconos = json.loads(where.stdout)
+    assert Path(file).is_relative_to(venv), f"sinews imported from {file}, not from the wheel"
+    assert Path(siconos).is_relative_to(venv)
+    from importlib.metadata import version as installed_version
+
+    assert version == installed_version("sinews")
+
+    out = tmp_path / "demo"
+    demo = _run([str(script), "demo", "pendulum", "--quick", "--out", str(out)], cwd=tmp_path)
+    assert "energy_drift_rel" in demo.stdout
+    summary = json.loads((out / "pendulum_summary.json").read_text())
+    assert summary["steps"] == 1000 and summary["units"]["energy_drift_abs_J"] == "J"
+    assert (out / "pendulum_trajectory.npz").stat().st_size > 0
+
+    # PGS only: the venv compiles its kernels from scratch (the other solvers are the same data path)
+    bench = _run([str(py), "-m", "sinews.bench", "contact", "--quick", "--solvers", "pgs", "--no-plot",
+                  "--json", str(tmp_path / "contact.json")], cwd=tmp_path)
+    assert "no problems matched" not in bench.stdout + bench.stderr
+    rows = json.loads((tmp_path / "contact.json").read_text())["rows"]
+    assert rows and all(r["problem"] == "Rover4396" and r["contacts"] == 2 for r in rows)
+    pgs = [r for r in rows if r["solver"] == "pgs"]
+    assert pgs and all(r["sinews_error"] is not None and r["sinews_error"] <= 1e-6 for r in pgs)
+    assert all(r["sinews_iterations"] > 0 and r["sinews_us"] > 0 for r in pgs)
