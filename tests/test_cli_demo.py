@@ -33,7 +33,7 @@ def png_size(path: Path):
 
 def test_cli_demo_quick_writes_files(tmp_path):
     out = tmp_path / "result"
-    proc = run_cli("demo", "--quick", "--out", str(out))
+    proc = run_cli("demo", "pendulum", "--quick", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert "energy_drift_rel" in proc.stdout and "steps" in proc.stdout and "wall_time_s" in proc.stdout
     names = {"pendulum.png", "pendulum_trajectory.npz", "pendulum_trajectory.csv", "pendulum_summary.json"}
@@ -95,6 +95,7 @@ def test_cli_console_script_is_declared():
 
 def test_cli_demo_default_out_folder(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "DEFAULT_DEMO", "pendulum")  # the default is the (slower) quadruped
     assert cli.main(["demo", "--quick"]) == 0
     out = tmp_path / "sinews-demo-pendulum"
     assert (out / "pendulum.png").is_file()

@@ -79,11 +79,12 @@ def test_wheel_holds_every_source_and_data_file(wheel):
 def test_wheel_metadata(wheel):
     z = zipfile.ZipFile(wheel)
     meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
-    assert "License-Expression: BSD-3-Clause AND Apache-2.0" in meta
+    assert "License-Expression: BSD-3-Clause AND Apache-2.0 AND MIT" in meta
     assert "Classifier: License ::" not in meta
     licences = [n for n in z.namelist() if "/licenses/" in n]
     assert any(n.endswith("/LICENSE") for n in licences)
     assert any(n.endswith("LICENSE-Apache-2.0.txt") for n in licences)
+    assert any(n.endswith("LICENSE-three.txt") for n in licences)  # the vendored three.js (MIT)
 
 
 @pytest.fixture(scope="module")

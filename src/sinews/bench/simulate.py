@@ -1,0 +1,197 @@
+"""``python -m sinews.bench simulate``: one time step of each sinews stepper against MuJoCo's
+``mj_step`` on the same scene, and a 10 s quadruped run end to end.
+
+Scenes (each written as MJCF by :func:`sinews.sim.scenes_io.scene_to_mjcf`, and both sides
+built from that one file: MuJoCo by ``MjModel.from_xml_path``, sinews by
+:func:`~sinews.sim.scenes_io.scene_from_mjcf`; same time step, MuJoCo's elliptic cone):
+
+* ``box_stack``: 5 cubes of 0.1 m stacked on the ground (:func:`sinews.sim.examples.box_stack`),
+  dt = 1 ms;
+* ``quadruped``: Solo12 standing on its four feet (the ``quadruped`` demo's scene: base and
+  upper-leg boxes, foot spheres; needs example-robot-data), dt = 1 ms, PD joint torques.
+
+The state timed is the one reached after 0.3 s of sinews simulation from the initial state (the
+stack settled, the robot standing: contacts active).  One step from that state is timed
+repeatedly on both sides (MuJoCo: the state and ``qfrc_applied`` set, then ``mj_step``; sinews:
+``stepper.step(scene, q, v, tau, h)``), CPU time of this thread, alternating rounds
+(:func:`sinews.bench._timing.time_pair`).  Rows: ``model``, ``algorithm`` (``step default``,
+``step lcp``, ``step impulse``), ``sinews_us``, ``peer`` (``mujoco mj_step``), ``peer_us``,
+``ratio`` = sinews_us / peer_us, plus ``contacts`` (sinews contact points in the step).
+
+The end-to-end row (``model`` ``quadruped 10 s run``, ``algorithm`` ``simulate default (end to
+end)``) runs :func:`sinews.sim.simulate` for 10 s (10 000 steps, PD controller, no progress bar)
+against a Python loop of 10 000 ``mj_step`` calls with the same PD law; ``*_us`` are wall-clock
+microseconds per step and ``steps_per_second`` is reported for both.
+
+Options: ``--json PATH``, ``--quick`` (fewer repeats, 1 s run), ``--models NAME ...``,
+``--steppers NAME ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ._timing import time_pair
+
+PEER = "mujoco mj_step"
+DT = 1e-3
+
+
+def _box_stack():
+    from ..sim.examples import box_stack
+
+    scene, q0, v0 = box_stack(5)
+    return scene, q0, v0, None
+
+
+def _quadruped():
+    from ..demos.quadruped import KD, KP, pd_controller, solo12_scene
+    from ..sim.scenes_io import place_on_ground
+
+    scene, q_ref = solo12_scene()
+    q0 = place_on_ground(scene, q_ref, clearance=0.0)
+    return scene, q0, np.zeros(scene.model.nv), pd_controller(q0.copy(), KP, KD)
+
+
+MODELS = {"box_stack": _box_stack, "quadruped": _quadruped}
+
+
+def same_scene(scene, dt, folder):
+    """(sinews scene read from the MJCF, mujoco model, MujocoCoordinates) of ``scene``."""
+    import mujoco
+
+    from ..mujoco_import import MujocoCoordinates
+    from ..sim.scenes_io import scene_from_mjcf, scene_to_mjcf
+
+    path = Path(folder) / f"{scene.model.name}.xml"
+    path.write_text(scene_to_mjcf(scene, dt))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ours = scene_from_mjcf(path)
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    return ours, mj, MujocoCoordinates(ours.model, mj)
+
+
+def _joint_force(cv, q, tau):
+    """MuJoCo generalized force equivalent to sinews' ``tau`` (``f_mj = T^-T tau``)."""
+    T = cv.T(q)
+    return np.linalg.solve(T.T, tau)
+
+
+def bench_steps(name, steppers, calls, rounds, folder):
+    import mujoco
+
+    from ..sim import simulate
+    from ..sim.steppers import make_stepper
+
+    scene0, q0, v0, controller = MODELS[name]()
+    scene, mj, cv = same_scene(scene0, DT, folder)
+    settle = simulate(scene, q0, v0, 0.3, DT, controller=controller, progress=False)
+    q, v = settle.q[-1].copy(), settle.v[-1].copy()
+    tau = controller(0.3, q, v) if controller is not None else np.zeros(scene.model.nv)
+    data = mujoco.MjData(mj)
+    qpos, qvel, frc = cv.qpos_from_q(q), cv.qvel_from_v(q, v), _joint_force(cv, q, tau)
+
+    def peer():
+        data.qpos[:] = qpos
+        data.qvel[:] = qvel
+        data.qfrc_applied[:] = frc
+        mujoco.mj_step(mj, data)
+
+    rows = []
+    for st in steppers:
+        stepper = make_stepper(st)
+        if hasattr(stepper, "reset"):
+            stepper.reset()
+        out = stepper.step(scene, q, v, tau, DT)
+
+        def ours():
+            stepper.step(scene, q, v, tau, DT)
+
+        us, peer_us = time_pair(ours, peer, calls, rounds)
+        rows.append({"model": name, "algorithm": f"step {st}", "sinews_us": round(us, 2), "peer": PEER,
+                     "peer_us": round(peer_us, 2), "ratio": round(us / peer_us, 2), "contacts": len(out.contacts),
+                     "mujoco_contacts": int(data.ncon)})
+        print(f"{name:10s} step {st:8s} {us:10.1f} us   {PEER} {peer_us:7.1f} us   ratio {us / peer_us:8.1f}"
+              f"   contacts {len(out.contacts)} (MuJoCo {data.ncon})", flush=True)
+    return rows
+
+
+def bench_run(duration, folder):
+    """sinews simulate vs a MuJoCo mj_step loop, the quadruped for ``duration`` seconds."""
+    import mujoco
+
+    from ..sim import simulate
+
+    scene0, q0, v0, controller = MODELS["quadruped"]()
+    scene, mj, cv = same_scene(scene0, DT, folder)
+    simulate(scene, q0, v0, 0.01, DT, controller=controller, progress=False)  # compile first
+    t0 = time.perf_counter()
+    res = simulate(scene, q0, v0, duration, DT, controller=controller, progress=False)
+    wall = time.perf_counter() - t0
+    data = mujoco.MjData(mj)
+    data.qpos[:] = cv.qpos_from_q(q0)
+    n = int(round(duration / DT))
+    t0 = time.perf_counter()
+    for k in range(n):
+        q = cv.q_from_qpos(data.qpos)
+        v = cv.v_from_qvel(q, data.qvel)
+        data.qfrc_applied[:] = _joint_force(cv, q, controller(k * DT, q, v))
+        mujoco.mj_step(mj, data)
+    wall_mj = time.perf_counter() - t0
+    us, peer_us = wall / res.steps * 1e6, wall_mj / n * 1e6
+    row = {"model": f"quadruped {duration:g} s run", "algorithm": "simulate default (end to end)",
+           "sinews_us": round(us, 2), "peer": "mujoco mj_step loop (same PD law in Python)",
+           "peer_us": round(peer_us, 2), "ratio": round(us / peer_us, 2),
+           "steps_per_second": round(res.steps / wall, 1), "peer_steps_per_second": round(n / wall_mj, 1),
+           "final_base_height_m": round(float(res.q[-1, 2]), 4),
+           "peer_final_base_height_m": round(float(data.qpos[2]), 4)}
+    print(f"quadruped {duration:g} s: sinews {row['steps_per_second']} steps/s, MuJoCo loop "
+          f"{row['peer_steps_per_second']} steps/s (base height {row['final_base_height_m']} m vs "
+          f"{row['peer_final_base_height_m']} m)", flush=True)
+    return row
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m sinews.bench simulate", description=__doc__.split("\n")[0])
+    ap.add_argument("--json", type=Path, default=None, help="write the rows as JSON to this path")
+    ap.add_argument("--quick", action="store_true", help="fewer repeats, a 1 s run")
+    ap.add_argument("--models", nargs="*", default=list(MODELS), choices=list(MODELS))
+    ap.add_argument("--steppers", nargs="*", default=["default", "lcp", "impulse"])
+    args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        import mujoco
+    except ImportError:
+        print('the simulate benchmark needs MuJoCo: pip install "sinews[bench]"', file=sys.stderr)
+        return 1
+    calls, rounds = (5, 3) if args.quick else (20, 9)
+    rows = []
+    print(f"sinews steppers vs MuJoCo {mujoco.__version__} mj_step, dt = {DT * 1e3:g} ms, CPU time per step")
+    with tempfile.TemporaryDirectory(prefix="sinews-bench-sim-") as folder:
+        for name in args.models:
+            try:
+                rows += bench_steps(name, args.steppers, calls, rounds, folder)
+            except RuntimeError as exc:  # example-robot-data missing
+                print(f"(skipping {name}: {exc})", file=sys.stderr)
+        if "quadruped" in args.models:
+            try:
+                rows.append(bench_run(1.0 if args.quick else 10.0, folder))
+            except RuntimeError as exc:
+                print(f"(skipping the quadruped run: {exc})", file=sys.stderr)
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"rows": rows}, indent=1))
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
