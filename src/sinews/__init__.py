@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 _LAZY = {
     "joints": None,  # submodules
     "spatial": None,
+    "models": None,  # sinews.models.names() / load(name): samples and example-robot-data robots
     "aba": "aba",
     "crba": "crba",
     "rnea": "rnea",
@@ -42,6 +43,9 @@ _LAZY = {
     "com_velocity": "kinematics",
     "forward_kinematics": "kinematics",
     "frame_jacobian": "kinematics",
+    "frame_jacobian_time_variation": "kinematics",
+    "point_jacobian_time_variation": "kinematics",
+    "point_jacobian_time_variation_6d": "kinematics",
     "frame_placement": "kinematics",
     "point_acceleration": "kinematics",
     "point_acceleration_6d": "kinematics",
@@ -71,6 +75,7 @@ _SUBMODULES = frozenset(
     {
         "algorithms", "configuration", "energy", "joints", "kinematics", "lagrangian", "ltl", "minv",
         "model", "spatial", "_checks", "_kernels", "_kinematics_kernels", "_layout", "_minv_kernels",
+        "geometry", "sim", "data",
     }
 )
 
@@ -80,6 +85,15 @@ _SHADOWED = frozenset({"aba", "crba", "rnea", "simulate"})
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # one version source: the installed distribution's metadata
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version(__name__)
+        except PackageNotFoundError:  # a source tree that was never installed
+            value = "0+unknown"
+        globals()[name] = value
+        return value
     module = _LAZY.get(name, "")
     if module == "" and name not in _SUBMODULES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -126,11 +140,14 @@ if TYPE_CHECKING:  # static analysers and IDEs see the eager imports
         com_velocity,
         forward_kinematics,
         frame_jacobian,
+        frame_jacobian_time_variation,
         frame_placement,
         point_acceleration,
         point_acceleration_6d,
         point_jacobian,
         point_jacobian_6d,
+        point_jacobian_time_variation,
+        point_jacobian_time_variation_6d,
         point_position,
         point_velocity,
         point_velocity_6d,
@@ -142,9 +159,6 @@ if TYPE_CHECKING:  # static analysers and IDEs see the eager imports
     from .rnea import gravity_torques, nonlinear_effects, rnea
     from .simulate import Trajectory, simulate
     from .spatial import SpatialInertia, Transform
-
-__version__ = "0.1.0.dev0"
-
 
 def load_urdf(source, floating_base: bool = False, **kwargs):
     """Load a URDF file or XML string (needs the ``urdf`` extra); see :mod:`sinews.urdf`."""
@@ -195,6 +209,9 @@ __all__ = [
     "point_jacobian_6d",
     "body_jacobian",
     "frame_jacobian",
+    "frame_jacobian_time_variation",
+    "point_jacobian_time_variation",
+    "point_jacobian_time_variation_6d",
     "frame_placement",
     "center_of_mass",
     "com_velocity",
