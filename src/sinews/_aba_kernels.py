@@ -6,6 +6,7 @@ path (``sinews._entry``)."""
 from numba import njit
 
 from ._layout import (
+    MF_ARM,
     MF_H,
     MF_HEADER,
     MF_IO,
@@ -209,7 +210,9 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
             ws[uo + 3] = ub0
             ws[uo + 4] = ub1
             ws[uo + 5] = ub2
+            # D = S^T IA S + armature (C2)
             d = sw0 * ut0 + sw1 * ut1 + sw2 * ut2 + sv0 * ub0 + sv1 * ub1 + sv2 * ub2
+            d += mf[MF_HEADER + k * MF_STRIDE + MF_ARM]
             if not d > 0.0:
                 return k + 1
             uu = tau[iv] - (sw0 * pn0 + sw1 * pn1 + sw2 * pn2 + sv0 * pf0 + sv1 * pf1 + sv2 * pf2)
@@ -296,6 +299,8 @@ def aba(q, v, tau, fext, qdd, mi, mf, ws, flags):
                     d = 0.0
                     for r in range(6):
                         d += ws[so + r] * ws[uo + r]
+                    if i == j:  # D = S^T IA S + diag(armature) (C2)
+                        d += mf[MF_HEADER + k * MF_STRIDE + MF_ARM + i]
                     ws[tD + nvj * i + j] = d
                     ws[dinv + nvj * i + j] = 1.0 if i == j else 0.0
             # Gauss-Jordan inverse (D is symmetric positive definite: no pivoting needed)

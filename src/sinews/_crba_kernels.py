@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from ._layout import (
+    MF_ARM,
     MF_H,
     MF_HEADER,
     MF_IO,
@@ -149,7 +150,8 @@ def crba(q, M, mi, mf, ws):
 @njit(cache=True)
 def crba_core(M, mi, mf, ws):
     """The CRBA over a workspace already holding the joint pass with world poses
-    (``joint_pass(..., mode & 2)``); see :func:`crba`.  Leaves the world-axes motion subspaces
+    (``joint_pass(..., mode & 2)``); see :func:`crba`.  The joints' armature (``mf`` at
+    ``MF_ARM``) is added to the diagonal.  Leaves the world-axes motion subspaces
     in the U region of the workspace."""
     nl = mi.shape[0]
     nv = mi[nl - 1, MI_IV] + mi[nl - 1, MI_NV]
@@ -190,6 +192,7 @@ def crba_core(M, mi, mf, ws):
         ixy = ws[w + WS_F + 7]
         ixz = ws[w + WS_F + 8]
         iyz = ws[w + WS_F + 9]
+        arm = MF_HEADER + k * MF_STRIDE + MF_ARM
         for i in range(nvj):
             col = iv + i
             so = s0_off + 6 * col
@@ -216,6 +219,7 @@ def crba_core(M, mi, mf, ws):
                 )
                 M[iv + jj, col] = val
                 M[col, iv + jj] = val
+            M[col, col] += mf[arm + i]  # the joint's armature (C2; Pinocchio's model.armature)
             l = mi[k, MI_PARENT]
             while l >= 0:
                 ivp = mi[l, MI_IV]

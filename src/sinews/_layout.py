@@ -30,6 +30,8 @@ MF_PITCH = 15
 MF_MASS = 16  # link inertia at the link origin: mass,
 MF_H = 17  # first moment h = m c,
 MF_IO = 20  # rotational inertia about the origin: xx, yy, zz, xy, xz, yz
+MF_ARM = 26  # armature (reflected rotor inertia) of the joint's dofs, one per dof (up to 6):
+#              added to M's diagonal (CRBA), to D = S^T IA S (ABA) and as armature * qdd (RNEA)
 MF_STRIDE = 32
 
 # --- ws per link ---

@@ -29,6 +29,9 @@ from ._checks import NOT_FINITE
 from ._crba_kernels import _world_S, _world_inertia
 from ._joint_pass import check_q, joint_pass
 from ._layout import (
+    MF_ARM,
+    MF_HEADER,
+    MF_STRIDE,
     MI_IV,
     MI_NV,
     MI_PARENT,
@@ -174,7 +177,9 @@ def minverse(q, Minv, mi, mf, ws, buf):
             buf[uo + 4] = u4
             u5 = a05 * s0 + a15 * s1 + a25 * s2 + a35 * s3 + a45 * s4 + a55 * s5
             buf[uo + 5] = u5
+            # D = S^T IA S + armature (C2)
             d = s0 * u0 + s1 * u1 + s2 * u2 + s3 * u3 + s4 * u4 + s5 * u5
+            d += mf[MF_HEADER + k * MF_STRIDE + MF_ARM]
             if not d > 0.0:
                 return k + 1
             di = 1.0 / d
@@ -244,6 +249,8 @@ def minverse(q, Minv, mi, mf, ws, buf):
                 d = 0.0
                 for r in range(6):
                     d += buf[so + r] * buf[uo + r]
+                if i == j:  # D = S^T IA S + diag(armature) (C2)
+                    d += mf[MF_HEADER + k * MF_STRIDE + MF_ARM + i]
                 tmp[tD + nvj * i + j] = d
                 ws[dinv + nvj * i + j] = 1.0 if i == j else 0.0
         for c in range(nvj):

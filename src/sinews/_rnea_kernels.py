@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from ._layout import (
+    MF_ARM,
     MF_H,
     MF_HEADER,
     MF_IO,
@@ -61,7 +62,8 @@ def rnea(q, v, a, fext, tau, mi, mf, ws, flags):
 @njit(cache=True)
 def rnea_core(a, fext, tau, mi, mf, ws, flags):
     """The RNEA passes over a workspace already holding the joint pass with velocities
-    (``joint_pass(..., mode & 1)``); see :func:`rnea`."""
+    (``joint_pass(..., mode & 1)``); see :func:`rnea`.  Adds ``armature * a`` for every dof
+    with a non-zero armature (``mf`` at ``MF_ARM``)."""
     nl = mi.shape[0]
     s_off = nl * WS_STRIDE
     if flags & 2:
@@ -192,6 +194,9 @@ def rnea_core(a, fext, tau, mi, mf, ws, flags):
                 + ws[so + 4] * ff1
                 + ws[so + 5] * ff2
             )
+            arm = mf[MF_HEADER + k * MF_STRIDE + MF_ARM + i]
+            if arm != 0.0:  # the joint's armature (C2): tau += armature * qdd
+                tau[iv + i] += arm * a[iv + i]
         if par >= 0:
             wp = par * WS_STRIDE
             R00 = ws[w + WS_R]

@@ -3,7 +3,8 @@
 Solves ``M(q) qdd = tau - C(q, v) v - g(q) + J^T f_ext`` without forming ``M``:
 
 * pass 1 (root to leaves): ``v_i``, ``c_i``, ``IA_i = I_i``, ``pA_i = v_i x* I_i v_i - f_ext_i``;
-* pass 2 (leaves to root): ``U_i = IA_i S_i``, ``D_i = S_i^T U_i``, ``u_i = tau_i - S_i^T pA_i``,
+* pass 2 (leaves to root): ``U_i = IA_i S_i``, ``D_i = S_i^T U_i + diag(armature_i)`` (the
+  joint's armature, ``model.armature``, as in Pinocchio), ``u_i = tau_i - S_i^T pA_i``,
   ``Ia = IA_i - U_i D_i^-1 U_i^T``, ``pa = pA_i + Ia c_i + U_i D_i^-1 u_i``, added to the parent
   through ``X_p_i^*``;
 * pass 3 (root to leaves): ``a' = X_i_p a_p + c_i``, ``qdd_i = D_i^-1 (u_i - U_i^T a')``,
@@ -15,12 +16,18 @@ Source: Featherstone, *Rigid Body Dynamics Algorithms*, section 7.3 (Table 7.1);
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _aba_kernels as K
 from ._checks import output, raise_kernel_code, state3
 from ._entry import Lazy
 from .algorithms import NO_FORCES, get_data, link_forces
+
+if TYPE_CHECKING:
+    from .model import Data, Model
 
 __all__ = ["aba"]
 
@@ -42,11 +49,21 @@ def _run(model, d, q, v, tau, F, flags, out, names=("q", "v", "tau", "f_ext")):
     return out
 
 
-def aba(model, q, v, tau, f_ext=None, data=None, out=None) -> np.ndarray:
-    """Joint accelerations ``qdd`` produced by joint forces ``tau`` at state ``(q, v)``.
+def aba(
+    model: Model,
+    q: ArrayLike,
+    v: ArrayLike,
+    tau: ArrayLike,
+    f_ext: ArrayLike | dict | None = None,
+    data: Data | None = None,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """Joint accelerations ``qdd`` (nv,) produced by joint forces ``tau`` (nv,) at the
+    configuration ``q`` (nq,) and velocity ``v`` (nv,) (the joints' armature included).
 
-    ``f_ext`` as in :func:`sinews.rnea`.  ``out``: optional preallocated result of length nv.
-    Raises ``ValueError`` if a subtree is massless (singular articulated inertia).
+    ``f_ext`` as in :func:`sinews.rnea`.  ``data``: a workspace (``model.data()``; default the
+    calling thread's own).  ``out``: optional preallocated result of length nv.  Raises
+    ``ValueError`` if a subtree is massless (singular articulated inertia).
     """
     if f_ext is None and data is None and out is None:  # the fast path (sinews._entry)
         try:

@@ -1,7 +1,7 @@
 """Batches: the core algorithms over arrays of states, one compiled parallel call each.
 
-Every function takes the states as 2-D arrays, one state per row (``q``: ``(N, nq)``; ``v``,
-``a``, ``tau``: ``(N, nv)``), runs the single-state kernel of the matching public function on
+Every function takes the states as 2-D arrays, one state per row (``q``: ``(N, nq)``, each
+row a configuration (nq,); ``v``, ``a``, ``tau``: ``(N, nv)``, each row (nv,)), runs the single-state kernel of the matching public function on
 every row inside one compiled call, spread over the machine's cores (``numba.prange``), and
 returns arrays with a leading axis of length ``N``:
 
@@ -36,9 +36,11 @@ function and are cached on disk.  Guide: ``docs/batch.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _batch_kernels as BK
 from ._checks import (
@@ -53,6 +55,10 @@ from ._checks import (
 from ._layout import PL_STRIDE, REF_LOCAL, REF_LOCAL_WORLD_ALIGNED, REF_WORLD
 from .algorithms import check_model, get_data, link_forces
 from .kinematics import Placements
+
+if TYPE_CHECKING:
+    from .constraints import ConstraintSet
+    from .model import Model
 
 __all__ = [
     "rnea",
@@ -197,7 +203,8 @@ def _run(name, c, model, A, B, C, FX, OUT, iargs, fargs=_NO_FLOATS, ws=None, mi=
 # dynamics
 
 
-def rnea(model, q, v, a, f_ext=None, out=None) -> np.ndarray:
+def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLike | dict | None = None,
+         out: np.ndarray | None = None) -> np.ndarray:
     """Inverse dynamics of every state: ``tau[i] = sinews.rnea(model, q[i], v[i], a[i], ...)``.
 
     ``q``: ``(N, nq)``; ``v``, ``a``: ``(N, nv)``.  ``f_ext``: ``None``; wrenches shared by all
@@ -218,7 +225,8 @@ def rnea(model, q, v, a, f_ext=None, out=None) -> np.ndarray:
     return tau
 
 
-def aba(model, q, v, tau, f_ext=None, out=None) -> np.ndarray:
+def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLike | dict | None = None,
+        out: np.ndarray | None = None) -> np.ndarray:
     """Forward dynamics of every state: ``qdd[i] = sinews.aba(model, q[i], v[i], tau[i], ...)``.
 
     Shapes and ``f_ext`` as in :func:`rnea`; ``out``: optional preallocated ``(N, nv)``
@@ -247,7 +255,7 @@ def aba(model, q, v, tau, f_ext=None, out=None) -> np.ndarray:
     return qdd
 
 
-def crba(model, q, out=None) -> np.ndarray:
+def crba(model: Model, q: ArrayLike, out: np.ndarray | None = None) -> np.ndarray:
     """Joint-space inertia matrices: ``M[i] = sinews.crba(model, q[i])``, ``(N, nv, nv)``.
 
     ``out``: optional preallocated ``(N, nv, nv)`` result (overwritten entirely).
@@ -288,18 +296,18 @@ class BatchPlacements:
         """The :class:`sinews.Placements` of state ``i`` (views into these arrays)."""
         return Placements(self.R[i], self.p[i], self.frame_R[i], self.frame_p[i], self.model)
 
-    def body(self, body) -> tuple[np.ndarray, np.ndarray]:
+    def body(self, body: int | str) -> tuple[np.ndarray, np.ndarray]:
         """``(R, p)`` of one body (id or name) in every state: ``(N, 3, 3)``, ``(N, 3)``."""
         b = self.model._resolve_body(body)
         return self.R[:, b], self.p[:, b]
 
-    def frame(self, frame) -> tuple[np.ndarray, np.ndarray]:
+    def frame(self, frame: int | str) -> tuple[np.ndarray, np.ndarray]:
         """``(R, p)`` of one frame (id or name) in every state: ``(N, 3, 3)``, ``(N, 3)``."""
         f = self.model.frame_id(frame)
         return self.frame_R[:, f], self.frame_p[:, f]
 
 
-def forward_kinematics(model, q) -> BatchPlacements:
+def forward_kinematics(model: Model, q: ArrayLike) -> BatchPlacements:
     """World placement of every body and frame for every state ``q[i]`` (``(N, nq)``)."""
     model, c = _model(model)
     Q = _states(q, c)
@@ -343,7 +351,7 @@ def _frame_jacobians(model, c, q, row, x, ref, nrows, names) -> np.ndarray:
     return J
 
 
-def point_jacobian_6d(model, q, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+def point_jacobian_6d(model: Model, q: ArrayLike, body: int | str, point: ArrayLike = (0.0, 0.0, 0.0)) -> np.ndarray:
     """``(N, 6, nv)``: for every state, the Jacobian of ``[omega; v_point]`` (world axes) of
     the point ``point`` (body coordinates, the same for all states) fixed on ``body``."""
     model, c = _model(model)
@@ -351,7 +359,7 @@ def point_jacobian_6d(model, q, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
     return _frame_jacobians(model, c, q, b, _point(point), REF_LOCAL_WORLD_ALIGNED, 6, ("q", "point"))
 
 
-def point_jacobian(model, q, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+def point_jacobian(model: Model, q: ArrayLike, body: int | str, point: ArrayLike = (0.0, 0.0, 0.0)) -> np.ndarray:
     """``(N, 3, nv)``: the Jacobian of the linear velocity (world axes) of the point ``point``
     (body coordinates) fixed on ``body``, for every state."""
     model, c = _model(model)
@@ -359,7 +367,7 @@ def point_jacobian(model, q, body, point=(0.0, 0.0, 0.0)) -> np.ndarray:
     return _frame_jacobians(model, c, q, b, _point(point), REF_LOCAL_WORLD_ALIGNED, 3, ("q", "point"))
 
 
-def body_jacobian(model, q, body, frame: str = "local") -> np.ndarray:
+def body_jacobian(model: Model, q: ArrayLike, body: int | str, frame: str = "local") -> np.ndarray:
     """``(N, 6, nv)``: :func:`sinews.body_jacobian` of ``body`` for every state (``frame``:
     ``"local"``, ``"world"`` or ``"local_world_aligned"``)."""
     model, c = _model(model)
@@ -368,7 +376,7 @@ def body_jacobian(model, q, body, frame: str = "local") -> np.ndarray:
     return _frame_jacobians(model, c, q, b, np.zeros(3), ref, 6, ("q",))
 
 
-def frame_jacobian(model, q, frame, reference: str = "local") -> np.ndarray:
+def frame_jacobian(model: Model, q: ArrayLike, frame: int | str, reference: str = "local") -> np.ndarray:
     """``(N, 6, nv)``: :func:`sinews.frame_jacobian` of a named frame (id or name) for every
     state (``reference``: ``"local"``, ``"world"`` or ``"local_world_aligned"``)."""
     model, c = _model(model)
@@ -397,18 +405,18 @@ def _no_mass(i, code):
     raise ValueError("the model has no mass")
 
 
-def center_of_mass(model, q) -> np.ndarray:
+def center_of_mass(model: Model, q: ArrayLike) -> np.ndarray:
     """``(N, 3)``: the world position of the centre of mass of the moving bodies for every
     state (``ValueError`` if they have no mass)."""
     return _com(model, q, None, 0)[0][:, :3]
 
 
-def com_velocity(model, q, v) -> np.ndarray:
+def com_velocity(model: Model, q: ArrayLike, v: ArrayLike) -> np.ndarray:
     """``(N, 3)``: the world velocity of the centre of mass for every state."""
     return _com(model, q, v, 1)[0][:, 3:]
 
 
-def com_jacobian(model, q) -> np.ndarray:
+def com_jacobian(model: Model, q: ArrayLike) -> np.ndarray:
     """``(N, 3, nv)``: the Jacobian of the centre of mass (world axes) for every state."""
     return _com(model, q, None, 2)[1]
 
@@ -435,7 +443,8 @@ class BatchContactDynamics:
     constraint_set: object = field(default=None, repr=False)
 
 
-def forward_dynamics_contacts(model, q, v, tau, cs, f_ext=None) -> BatchContactDynamics:
+def forward_dynamics_contacts(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, cs: ConstraintSet,
+                              f_ext: ArrayLike | dict | None = None) -> BatchContactDynamics:
     """Constrained forward dynamics of a contacts-only set for every state.
 
     ``cs``: a :class:`sinews.constraints.ConstraintSet` made only of point contacts

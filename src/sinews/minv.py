@@ -3,12 +3,16 @@
 ``minv_times`` runs the articulated-body algorithm with zero velocity and no gravity:
 ``ABA(q, 0, x)`` with ``g = 0`` returns exactly ``M(q)^-1 x`` without forming ``M``
 (Featherstone, RBDA section 7.3).  ``minverse`` runs the same recursion on all ``nv`` unit
-right-hand sides at once, in O(n^2) (Carpentier 2018; Pinocchio ``computeMinverse``).
+right-hand sides at once, in O(n^2) (Carpentier 2018; Pinocchio ``computeMinverse``).  Both
+include the joints' armature (``model.armature``) in ``M``, through ``D = S^T IA S + armature``.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _minv_kernels as MK
 from ._checks import raise_kernel_code, vector
@@ -16,11 +20,14 @@ from .aba import _run
 from .algorithms import NO_FORCES
 from .algorithms import get_data
 
+if TYPE_CHECKING:
+    from .model import Data, Model
+
 __all__ = ["minv_times", "minverse"]
 
 
-def minv_times(model, q, x, data=None) -> np.ndarray:
-    """``M(q)^-1 x`` in O(n) (no matrix is formed)."""
+def minv_times(model: Model, q: ArrayLike, x: ArrayLike, data: Data | None = None) -> np.ndarray:
+    """``M(q)^-1 x`` (nv,) for ``q`` (nq,) and ``x`` (nv,), in O(n) (no matrix is formed)."""
     d = get_data(model, data)
     c = model.compiled
     q = vector(q, c.nq, "q")
@@ -28,8 +35,8 @@ def minv_times(model, q, x, data=None) -> np.ndarray:
     return _run(model, d, q, np.zeros(c.nv), x, NO_FORCES, 2 | 4, np.empty(c.nv), ("q", "v", "x"))
 
 
-def minverse(model, q, data=None) -> np.ndarray:
-    """The dense symmetric matrix ``M(q)^-1`` (both triangles), by one kernel: the
+def minverse(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray:
+    """The dense symmetric matrix ``M(q)^-1`` (nv, nv) at ``q`` (nq,) (both triangles), by one kernel: the
     articulated-body recursion on all unit joint forces at once, O(n^2) (see
     :mod:`sinews._minv_kernels`)."""
     d = get_data(model, data)
