@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-GROUPS = ("core", "constrained", "contact", "lcp", "scale", "batch", "coldstart")
+GROUPS = ("core", "constrained", "contact", "lcp", "scale", "batch", "coldstart", "loops", "simulate")
 
 
 def main(argv=None):

@@ -5,13 +5,16 @@ Solves, at state ``(q, v)`` with joint forces ``tau`` and external wrenches ``f_
     H(q) qdd + C(q, v, f_ext) = tau + G(q)^T lambda
     G(q) qdd = gamma(q, v)                   (Baumgarte terms included where enabled)
 
-by one of four methods, which agree on ``qdd`` *and* ``lambda``:
+by one of five methods, which agree on ``qdd`` *and* ``lambda``:
 
 * ``"direct"``: the KKT system (:mod:`sinews.constraints.kkt_direct`);
 * ``"range_space_sparse"``: ``G H^-1 G^T`` from the branch-sparse ``L^T L``
   (:mod:`sinews.constraints.range_space_sparse`);
 * ``"null_space"``: QR of ``G^T`` (:mod:`sinews.constraints.null_space`);
-* ``"kokkevis"``: test forces through the ABA (:mod:`sinews.constraints.kokkevis`).
+* ``"kokkevis"``: test forces through the ABA (:mod:`sinews.constraints.kokkevis`);
+* ``"tree_augmented"``: O(N) tree-augmented dynamics, ABA plus ``G M^-1 G^T`` from test-input
+  sweeps over the constraint bodies' paths, no mass matrix
+  (:mod:`sinews.constraints.tree_augmented`).
 
 ``lambda`` has one entry per row and is the physical constraint force (contact: ``> 0`` pushes
 the body along the normal).  Redundant constraints give a flagged minimum-norm least-squares
@@ -28,6 +31,12 @@ factorises ``G^T`` by a pivoted QR in the kernel).  A system those kernels do no
 the method's solver with its flagged least-squares answers and errors; other sets
 evaluate each group in Python over one shared tree pass
 (:class:`~sinews.constraints.ConstraintKinematics`).  All give the same numbers (tested).
+Sets mixing point contacts, :class:`~sinews.constraints.LoopConstraint` rows, loops by joint
+type (:class:`sinews.loops.LoopJoint`) and :class:`~sinews.constraints.CoordinateConstraint`
+rows are one compiled call each for
+``range_space_sparse``, ``direct`` and ``tree_augmented`` too
+(:mod:`sinews.constraints._compiled_mixed`); sets with custom groups (and the ``null_space``
+and ``kokkevis`` methods on mixed sets) take the general path.
 Sets with more rows than coordinates and at least ``THIN_MIN_ROWS`` (256) rows are solved on
 their compressed rows by every method (:mod:`sinews.constraints._thin`): no rows x rows matrix,
 the same ``qdd``, ``G^T lambda`` and minimum-norm ``lambda``.
@@ -51,17 +60,22 @@ from ._fast import contact_system, range_space
 from ._kinematics import ConstraintKinematics
 from ._linalg import zero_tiny_rows
 from ._thin import is_thin, solve_compressed
+from ._compiled_mixed import compiled_mixed
+from .constraint_set import ConstraintSet
 from .kkt_direct import solve_kkt
 from .kokkevis import solve_kokkevis
 from .null_space import solve_null_space
 from .range_space_sparse import solve_range_space_sparse
 from .system import _gamma, _groups, _jacobian
+from .tree_augmented import solve_tree_augmented
 
 __all__ = ["ConstrainedDynamicsResult", "forward_dynamics_constraints", "METHODS"]
 
-METHODS = ("direct", "range_space_sparse", "null_space", "kokkevis")
+METHODS = ("direct", "range_space_sparse", "null_space", "kokkevis", "tree_augmented")
 #: methods with a one-call compiled path for contacts-only sets
 COMPILED_METHODS = ("direct", "range_space_sparse", "null_space")
+#: methods with a one-call compiled path for mixed sets (loops, contacts, coordinate rows)
+MIXED_METHODS = ("direct", "range_space_sparse", "tree_augmented")
 # internal switch (tests only): False sends every call to the general Python path
 _use_compiled = True
 _FD_NAMES = ("q", "v", "tau", "f_ext")
@@ -159,6 +173,33 @@ def _bind_compiled(model, cs):
     return cs._compiled
 
 
+def _mixed(model, cs):
+    """The compiled mixed path of ``cs`` (bound to ``model`` here if unbound), or ``None``."""
+    cached = getattr(cs, "_mixed", None)
+    if cached is not None and cached[0] is model and cached[1] == cs.structure_version:
+        return cached[2]
+    if type(cs) is not ConstraintSet:
+        return None
+    if cs.model is None:
+        _groups(model, cs, None)
+    elif cs.model is not model:
+        return None  # the general path raises the error
+    return compiled_mixed(model, cs)
+
+
+def mixed_impulses(model, cs, q, qd_minus, target_velocity, data, method):
+    """The one-call compiled impulse solve of a mixed set (loops, contacts, coordinate rows;
+    ``direct`` and ``range_space_sparse``): ``(qd_plus, impulses, residual, converged)``, or
+    ``None`` when the set or the system is not for the compiled path (the caller's general
+    path then solves it).  For :func:`sinews.constraints.compute_constraint_impulses`."""
+    if not _use_compiled or type(method) is not str or method not in ("direct", "range_space_sparse"):
+        return None
+    mixed = _mixed(model, cs)
+    if mixed is None:
+        return None
+    return mixed.impulses(q, qd_minus, target_velocity, data, method)
+
+
 def _solve(model, method, H, G, top, bottom):
     """``H x = top + G^T lambda``, ``G x = bottom`` by ``method`` (not Kokkevis).  Sets with
     many more rows than coordinates are solved on their compressed rows
@@ -189,20 +230,32 @@ def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=No
     ``f_ext``: external wrenches as in :func:`sinews.rnea` (body frame, about the body origin).
     ``cs`` is bound to ``model`` on first use.
     """
-    if type(method) is str and method in COMPILED_METHODS and _use_compiled:
-        fast = getattr(cs, "_compiled", None) or _bind_compiled(model, cs)
-        if fast is not None and fast.model is model:
-            # bound contacts-only set: one compiled call (sinews.constraints._compiled_contacts)
-            out = fast.dynamics(q, v, tau, f_ext, data, method)
-            if out is not None:
-                n = fast.rows
-                return ConstrainedDynamicsResult(out[0], out[1], method, n, n, False, out[2], out[3], cs)
+    if type(method) is str and _use_compiled:
+        if method in COMPILED_METHODS:
+            fast = getattr(cs, "_compiled", None) or _bind_compiled(model, cs)
+            if fast is not None and fast.model is model:
+                # bound contacts-only set: one compiled call (sinews.constraints._compiled_contacts)
+                out = fast.dynamics(q, v, tau, f_ext, data, method)
+                if out is not None:
+                    n = fast.rows
+                    return ConstrainedDynamicsResult(out[0], out[1], method, n, n, False, out[2], out[3], cs)
+                fast = False  # solved by the general path below
+        else:
+            fast = None
+        if fast is None and method in MIXED_METHODS:
+            mixed = _mixed(model, cs)
+            if mixed is not None:
+                # loops, contacts and coordinate rows: one compiled call (_compiled_mixed)
+                out = mixed.dynamics(q, v, tau, f_ext, data, method)
+                if out is not None:
+                    return ConstrainedDynamicsResult(out[0], out[1], method, mixed.rows, out[5], out[4], out[2],
+                                                     out[3], cs)
     _check_method(method, METHODS)
     groups, n = _groups(model, cs, None)
     tau = vector(tau, model.nv, "tau")
     if not np.isfinite(tau.sum()):
         raise ValueError("tau contains NaN or infinity")
-    if method != "kokkevis" and _contacts_only(model, cs):
+    if method not in ("kokkevis", "tree_augmented") and _contacts_only(model, cs):
         # compiled path: G and gamma of all contact rows in one kernel call
         d = get_data(model, data)
         q = vector(q, model.nq, "q")
@@ -219,6 +272,8 @@ def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=No
         G = zero_tiny_rows(G)
         if method == "kokkevis":
             qdd, lam, info = solve_kokkevis(model, kin, tau, cs, G, gamma, f_ext, data)
+        elif method == "tree_augmented":
+            qdd, lam, info = solve_tree_augmented(model, kin, tau, G, gamma, f_ext, data)
         else:
             H = crba(model, kin.q, data)
             top = tau - nonlinear_effects(model, kin.q, kin.v, f_ext, data)
