@@ -85,6 +85,13 @@ def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_
             if out is not None:
                 n = fast.rows
                 return ConstraintImpulseResult(out[0], out[1], method, n, n, False, out[2], out[3], cs)
+        if fast is None:
+            # a bound set mixing loops, contacts and coordinate rows: one compiled call too
+            # (None for null_space, custom groups, singular or redundant systems)
+            out = _fd.mixed_impulses(model, cs, q, qd_minus, target_velocity, data, method)
+            if out is not None:
+                n = cs.size
+                return ConstraintImpulseResult(out[0], out[1], method, n, n, False, out[2], out[3], cs)
     _check_method(method, IMPULSE_METHODS)
     groups, n = _groups(model, cs, None)
     qd_minus = finite_vector(qd_minus, model.nv, "qd_minus")
