@@ -1,5 +1,6 @@
 """Numba kernels of the kinematics (:mod:`sinews.kinematics`): placements of bodies and frames,
-frame and point Jacobians in three reference frames, the centre of mass and its Jacobian.
+frame and point Jacobians in three reference frames, the centre of mass and its Jacobian (the
+Jacobian time derivatives are in :mod:`sinews._jacobian_dt_kernels`).
 
 Same design as :mod:`sinews._joint_pass`: flat arrays with constant offsets, (R, p) transforms,
 argument checks inside the kernel (one dispatch per public call).  Bodies and frames are rows
@@ -14,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from ._checks import NOT_FINITE
-from ._joint_pass import _cross, check_finite, check_q, joint_pass, joint_pass_links
+from ._joint_pass import BAD_SHAPE, _cross, _dims, check_finite, check_q, joint_pass, joint_pass_links
 from ._layout import (
     MF_H,
     MF_HEADER,
@@ -29,6 +30,7 @@ from ._layout import (
     PL_STRIDE,
     REF_LOCAL,
     REF_WORLD,
+    TMP_SIZE,
     WS_F,
     WS_OP,
     WS_OR,
@@ -236,6 +238,7 @@ def frame_jacobian(q, row, x, ref, J, mi, mf, ws, pl):
         f20 = o20 * a00 + o21 * a10 + o22 * a20
         f21 = o20 * a01 + o21 * a11 + o22 * a21
         f22 = o20 * a02 + o21 * a12 + o22 * a22
+    bad = 0.0
     l = link
     while l >= 0:
         wl = l * WS_STRIDE
@@ -285,13 +288,14 @@ def frame_jacobian(q, row, x, ref, J, mi, mf, ws, pl):
                 J[0, col] = w0
                 J[1, col] = w1
                 J[2, col] = w2
+                bad += 0.0 * w0 + 0.0 * w1 + 0.0 * w2
             J[lin, col] = v0
             J[lin + 1, col] = v1
             J[lin + 2, col] = v2
+            bad += 0.0 * v0 + 0.0 * v1 + 0.0 * v2
         l = mi[l, MI_PARENT]
-    for r in range(nr):
-        if check_finite(J[r]) >= 0:
-            return NOT_FINITE
+    if bad != 0.0:  # NaN: a value written was not finite (0 * inf = 0 * NaN = NaN)
+        return NOT_FINITE
     return 0
 
 
@@ -369,6 +373,8 @@ def center_of_mass(q, v, flags, out, J, mi, mf, ws):
             return NOT_FINITE
     if flags & 2:
         s_off = nl * WS_STRIDE
+        inv = 1.0 / total
+        bad = 0.0
         for k in range(nl - 1, -1, -1):
             par = mi[k, MI_PARENT]
             if par >= 0:
@@ -403,10 +409,118 @@ def center_of_mass(q, v, flags, out, J, mi, mf, ws):
                 # sum_i m_i v(c_i) = ms (l - w x op) + w x hs
                 a0, a1, a2 = _cross(w0, w1, w2, p0, p1, p2)
                 b0, b1, b2 = _cross(w0, w1, w2, hs0, hs1, hs2)
-                J[0, iv + i] = (ms * (l0 - a0) + b0) / total
-                J[1, iv + i] = (ms * (l1 - a1) + b1) / total
-                J[2, iv + i] = (ms * (l2 - a2) + b2) / total
-        for r in range(3):
-            if check_finite(J[r]) >= 0:
+                j0 = (ms * (l0 - a0) + b0) * inv
+                j1 = (ms * (l1 - a1) + b1) * inv
+                j2 = (ms * (l2 - a2) + b2) * inv
+                J[0, iv + i] = j0
+                J[1, iv + i] = j1
+                J[2, iv + i] = j2
+                bad += 0.0 * j0 + 0.0 * j1 + 0.0 * j2
+        if bad != 0.0:  # NaN: a value written was not finite
+            return NOT_FINITE
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Entry kernels of the public fast path (see sinews._entry): one signature each, the argument
+# lengths checked here (BAD_SHAPE sends the call to the checked path, which names the argument).
+
+
+@njit(cache=True)
+def _nq_ok(q, mi):
+    if mi.shape[0] == 0:
+        return False
+    nq, _ = _dims(mi)
+    return q.shape[0] == nq
+
+
+@njit(cache=True)
+def placements_x(q, out, mi, mf, ws, pl):
+    """:func:`placements` into ``out`` (nrows x 12: R row-major, then p)."""
+    if not _nq_ok(q, mi) or out.shape[0] * PL_STRIDE != pl.shape[0]:
+        return BAD_SHAPE
+    code = check_q(q, mi)
+    if code != 0:
+        return code
+    joint_pass(q, q, mi, mf, ws, np.int64(2))
+    for r in range(out.shape[0]):
+        o = r * PL_STRIDE
+        k = int(pl[o + PL_LINK])
+        if k < 0:
+            for i in range(12):
+                out[r, i] = pl[o + PL_R + i]
+            continue
+        w = k * WS_STRIDE
+        y0 = pl[o + PL_P]
+        y1 = pl[o + PL_P + 1]
+        y2 = pl[o + PL_P + 2]
+        if pl[o + PL_R] == 1.0 and pl[o + PL_R + 4] == 1.0 and pl[o + PL_R + 8] == 1.0:
+            # axes of the link (a rotation with a unit diagonal is the identity): a copy
+            for i in range(9):
+                out[r, i] = ws[w + WS_OR + i]
+            if y0 == 0.0 and y1 == 0.0 and y2 == 0.0:
+                p0 = ws[w + WS_OP]
+                p1 = ws[w + WS_OP + 1]
+                p2 = ws[w + WS_OP + 2]
+                out[r, 9] = p0
+                out[r, 10] = p1
+                out[r, 11] = p2
+                if not (math.isfinite(p0) and math.isfinite(p1) and math.isfinite(p2)):
+                    return NOT_FINITE
+                continue
+            for i in range(3):
+                pi = ws[w + WS_OP + i] + ws[w + WS_OR + 3 * i] * y0 + ws[w + WS_OR + 3 * i + 1] * y1 + ws[w + WS_OR + 3 * i + 2] * y2
+                out[r, 9 + i] = pi
+                if not math.isfinite(pi):
+                    return NOT_FINITE
+            continue
+        for i in range(3):
+            oi0 = ws[w + WS_OR + 3 * i]
+            oi1 = ws[w + WS_OR + 3 * i + 1]
+            oi2 = ws[w + WS_OR + 3 * i + 2]
+            out[r, 3 * i] = oi0 * pl[o + PL_R] + oi1 * pl[o + PL_R + 3] + oi2 * pl[o + PL_R + 6]
+            out[r, 3 * i + 1] = oi0 * pl[o + PL_R + 1] + oi1 * pl[o + PL_R + 4] + oi2 * pl[o + PL_R + 7]
+            out[r, 3 * i + 2] = oi0 * pl[o + PL_R + 2] + oi1 * pl[o + PL_R + 5] + oi2 * pl[o + PL_R + 8]
+            pi = ws[w + WS_OP + i] + oi0 * y0 + oi1 * y1 + oi2 * y2
+            out[r, 9 + i] = pi
+            if not math.isfinite(pi):
                 return NOT_FINITE
     return 0
+
+
+@njit(cache=True)
+def row_placement_x(q, row, out, mi, mf, ws, pl):
+    """:func:`row_placement` into ``out`` (4 x 3: the rows of R, then p)."""
+    if not _nq_ok(q, mi) or out.size != 12 or not 0 <= row < pl.shape[0] // PL_STRIDE:
+        return BAD_SHAPE
+    return row_placement(q, row, out.reshape(12), mi, mf, ws, pl)
+
+
+@njit(cache=True)
+def frame_jacobian_x(q, row, x, ref, J, mi, mf, ws, pl):
+    if not _nq_ok(q, mi) or x.shape[0] != 3 or not 0 <= row < pl.shape[0] // PL_STRIDE:
+        return BAD_SHAPE
+    return frame_jacobian(q, row, x, ref, J, mi, mf, ws, pl)
+
+
+@njit(cache=True)
+def center_of_mass_x(q, v, flags, out, J, mi, mf, ws):
+    if mi.shape[0] == 0:
+        return BAD_SHAPE
+    nq, nv = _dims(mi)
+    if q.shape[0] != nq or (flags & 1 and v.shape[0] != nv) or (flags & 2 and J.shape[1] != nv):
+        return BAD_SHAPE
+    return center_of_mass(q, v, flags, out, J, mi, mf, ws)
+
+
+@njit(cache=True)
+def com_jacobian_x(q, J, mi, mf, ws):
+    """:func:`center_of_mass` with its Jacobian only (the position goes to the last 6 values of
+    the workspace's temporary region, which no kernel uses)."""
+    if mi.shape[0] == 0:
+        return BAD_SHAPE
+    nq, nv = _dims(mi)
+    if q.shape[0] != nq or J.shape[1] != nv:
+        return BAD_SHAPE
+    end = mi.shape[0] * WS_STRIDE + 13 * nv + TMP_SIZE
+    return center_of_mass(q, q, 2, ws[end - 6 : end], J, mi, mf, ws)

@@ -3,7 +3,10 @@
 Times sinews against Pinocchio (called from Python, in the same process, on identical inputs)
 for RNEA, CRBA, ABA, forward kinematics with frames (vs ``framesForwardKinematics``), a frame
 Jacobian (vs ``computeJointJacobians`` + ``getFrameJacobian``, and vs the one-shot
-``computeFrameJacobian``), a point Jacobian, the centre-of-mass Jacobian and the dense
+``computeFrameJacobian``), a point Jacobian, one frame's placement (vs ``forwardKinematics`` +
+``updateFramePlacement``), the Jacobian time derivatives of a frame and of a point (vs
+``computeJointJacobiansTimeVariation`` + ``getFrameJacobianTimeVariation``), the centre of mass
+and its Jacobian and the dense
 ``M^-1`` (vs ``computeMinverse``, which fills only the upper triangle: sinews returns both) on
 Pinocchio's sample humanoid (through ``sinews.interop.from_pinocchio``), a 7-DoF arm and a
 12-DoF quadruped with a free-flyer base (built in sinews and converted with ``to_pinocchio``),
@@ -126,6 +129,26 @@ def run(calls: int = 200, rounds: int = 15, seed: int = 0, only=None, models=Non
         Mi = np.triu(Mi) + np.triu(Mi, 1).T
         assert np.allclose(sinews.minverse(m, q), cv.matrix_from_pin(Mi), atol=1e-9)
         assert np.allclose(sinews.com_jacobian(m, q), cv.columns_from_pin(pin.jacobianCenterOfMass(pm, pd, q)), atol=1e-9)
+        pin.computeJointJacobiansTimeVariation(pm, pd, q, vp)
+        for ours_ref, pin_ref in (("local", pin.LOCAL), ("world", pin.WORLD), ("local_world_aligned", pin.LOCAL_WORLD_ALIGNED)):
+            dJp = cv.rows6_from_pin(cv.columns_from_pin(pin.getFrameJacobianTimeVariation(pm, pd, fid, pin_ref)))
+            assert np.allclose(sinews.frame_jacobian_time_variation(m, q, v, "bench_point", ours_ref), dJp, atol=1e-9)
+        assert np.allclose(sinews.point_jacobian_time_variation(m, q, v, body.id, point), dJp[3:], atol=1e-9)
+        pin.forwardKinematics(pm, pd, q)
+        assert np.allclose(sinews.frame_placement(m, q, "bench_point").p, pin.updateFramePlacement(pm, pd, fid).translation, atol=1e-9)
+        assert np.allclose(sinews.center_of_mass(m, q), pin.centerOfMass(pm, pd, q), atol=1e-9)
+
+        def pin_frame_placement():
+            pin.forwardKinematics(pm, pd, q)
+            return pin.updateFramePlacement(pm, pd, fid)
+
+        def pin_frame_dj():
+            pin.computeJointJacobiansTimeVariation(pm, pd, q, vp)
+            return pin.getFrameJacobianTimeVariation(pm, pd, fid, pin.LOCAL)
+
+        def pin_point_dj():
+            pin.computeJointJacobiansTimeVariation(pm, pd, q, vp)
+            return pin.getFrameJacobianTimeVariation(pm, pd, fid, pin.LOCAL_WORLD_ALIGNED)
 
         def pin_joint_jacobians_then_frame():
             pin.computeJointJacobians(pm, pd, q)
@@ -147,6 +170,10 @@ def run(calls: int = 200, rounds: int = 15, seed: int = 0, only=None, models=Non
                 lambda: sinews.frame_jacobian(m, q, "bench_point"),
                 lambda: pin.computeFrameJacobian(pm, pd, q, fid, pin.LOCAL),
             ),
+            ("frame_placement", lambda: sinews.frame_placement(m, q, "bench_point"), pin_frame_placement),
+            ("frame_jacobian_dt", lambda: sinews.frame_jacobian_time_variation(m, q, v, "bench_point"), pin_frame_dj),
+            ("point_jacobian_dt", lambda: sinews.point_jacobian_time_variation(m, q, v, body.id, point), pin_point_dj),
+            ("center_of_mass", lambda: sinews.center_of_mass(m, q), lambda: pin.centerOfMass(pm, pd, q)),
             ("com_jacobian", lambda: sinews.com_jacobian(m, q), lambda: pin.jacobianCenterOfMass(pm, pd, q)),
             ("minverse", lambda: sinews.minverse(m, q), lambda: pin.computeMinverse(pm, pd, q)),
         ]
