@@ -24,7 +24,7 @@ DOCS = ROOT / "docs"
 EXCLUDED_DIRS = (DOCS / "api",)
 PYTHON_LANGS = {"python", "py", "python3"}
 #: optional dependencies: a page that needs a missing one is skipped, not failed
-OPTIONAL_MODULES = {"pinocchio", "h5py", "yourdfpy", "mujoco"}
+OPTIONAL_MODULES = {"pinocchio", "h5py", "urdf_parser_py", "mujoco"}
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 
