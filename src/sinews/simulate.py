@@ -305,7 +305,8 @@ def simulate(
         ``None`` (free tree) or a :class:`~sinews.constraints.ConstraintSet` (bound to ``model``
         on first use); see the module docstring.  ``q0, v0`` should satisfy the constraints
         (:class:`sinews.loops.ConstraintKinematicsSolver` solves them); they are projected
-        first when ``projection`` is on.
+        first when ``projection`` is on, and ``ValueError`` (naming ``q0``) is raised when that
+        leaves ``max |phi|`` above ``max(projection_tol, 1e-8)`` (a loop that cannot close).
     constraint_method:
         The :func:`~sinews.constraints.forward_dynamics_constraints` method.
     projection, projection_tol, projection_iterations:
@@ -357,11 +358,12 @@ def simulate(
 
         closed = ClosedChain(model, constraints, constraint_method, projection, projection_tol,
                              projection_iterations, data)
+        try:  # without projection this only records the drift of q0, v0
+            q, v = closed.project(q, v, count=False, iterations=max(closed.iterations, 50))
+        except ValueError as exc:  # kinematics of extreme q0 / v0 overflow
+            raise ValueError(f"q0, v0: the initial projection onto the constraints failed: {exc}") from None
         if projection:
-            try:
-                q, v = closed.project(q, v, count=False)
-            except ValueError as exc:  # kinematics of extreme q0 / v0 overflow
-                raise ValueError(f"q0, v0: the initial projection onto the constraints failed: {exc}") from None
+            closed.check_initial()  # a loop that cannot close from q0 is an error, not a jump
 
         def accel(t, q, v):
             return closed.accel(q, v, torque(t, q, v))

@@ -100,7 +100,7 @@ class ConstraintSet:
         if self.model is not None:
             raise RuntimeError(
                 "the ConstraintSet is bound to a model: constraints cannot be added after bind(); "
-                "build a new ConstraintSet"
+                "call cs.unbind() first (the next use binds it again) or build a new ConstraintSet"
             )
 
     def _find(self, name, id, kind, same):

@@ -76,8 +76,9 @@ class ClosedChain:
         except Overflow as exc:
             raise NonFiniteResultError(str(exc)) from None
 
-    def project(self, q, v, count=True):
+    def project(self, q, v, count=True, iterations=None):
         model, cs, data = self.model, self.cs, self.data
+        iterations = self.iterations if iterations is None else iterations
         phi = constraint_position_error(model, q, cs, data=data)
         G = constraint_jacobian(model, q, cs, data=data)
         e = float(np.abs(phi).max()) if phi.size else 0.0
@@ -89,7 +90,7 @@ class ClosedChain:
             return q, v
         M = crba(model, q, data)
         zero = np.zeros(model.nv)
-        for _ in range(self.iterations):
+        for _ in range(iterations):
             if e <= self.tol:
                 break
             q = integrate(model, q, _kkt(M, G, zero, -phi))
@@ -103,6 +104,18 @@ class ClosedChain:
         if not count:
             self.last_drift = (e, float(np.abs(G @ v).max()))
         return q, v
+
+    def check_initial(self) -> None:
+        """After the projection of ``q0``: ``ValueError`` naming ``q0`` when the constraints are
+        still open by more than ``max(tol, 1e-8)`` (a loop that cannot close from there: too
+        short links, a configuration beyond the mechanism's range, or too far from closure
+        for the projection's full Gauss-Newton steps)."""
+        e = self.last_drift[0]
+        if e > max(self.tol, 1e-8):
+            raise ValueError(
+                f"q0: the constraints cannot be closed from q0 (max |phi| = {e:.3g} after the initial "
+                "projection): a loop that cannot close, or q0 too far from closure; solve q0 with "
+                "sinews.loops.ConstraintKinematicsSolver(model, cs).solve_q first")
 
     def spring_energy(self, q) -> float:
         """Energy stored in the cut-joint springs."""
