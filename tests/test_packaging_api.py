@@ -80,11 +80,23 @@ def test_docs_and_test_extras():
     assert names(extras["docs"]) <= names(extras["test"]), "the test extra must hold the docs extra"
 
 
+def _checked_here(defined_in: str, module_name: str) -> bool:
+    """Whether a callable defined in ``defined_in`` is checked as part of ``module_name``: when it
+    is defined there or in a submodule (a package re-exporting its modules), or in a private module
+    (public only through this one).  A name imported from another public module is checked there."""
+    if defined_in == module_name or defined_in.startswith(module_name + "."):
+        return True
+    return defined_in.startswith("sinews") and any(p.startswith("_") for p in defined_in.split(".")[1:])
+
+
 def _public_callables(module):
     names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
     seen = set()
     for name in names:
         obj = getattr(module, name)
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            if not _checked_here(getattr(obj, "__module__", "") or "", module.__name__):
+                continue
         candidates = []
         if inspect.isfunction(obj):
             candidates.append((f"{module.__name__}.{name}", obj))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._layout import MI_IQ
 
@@ -28,7 +29,8 @@ def real_dtype(a: np.ndarray, name: str) -> np.ndarray:
     return a
 
 
-def real_array(x, name: str, shape=None, ndim=None, finite: bool = True) -> np.ndarray:
+def real_array(x: ArrayLike, name: str, shape: tuple[int | None, ...] | None = None, ndim: int | None = None,
+               finite: bool = True) -> np.ndarray:
     """``x`` as a C-contiguous, writeable float64 array (a copy when it has to be).
 
     Refuses anything but real numeric input (:data:`REAL_KINDS`), a shape other than ``shape``
@@ -55,7 +57,7 @@ def real_array(x, name: str, shape=None, ndim=None, finite: bool = True) -> np.n
     return x
 
 
-def vector(x, n: int, name: str) -> np.ndarray:
+def vector(x: ArrayLike, n: int, name: str) -> np.ndarray:
     """``x`` as a contiguous float64 vector of length ``n`` (ValueError naming ``name``)."""
     if type(x) is np.ndarray and x.dtype is _F64 and x.shape == (n,):
         flags = x.flags

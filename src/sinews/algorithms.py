@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._checks import real_array, vector
 from .model import Data, Model
@@ -10,7 +13,7 @@ from .model import Data, Model
 NO_FORCES = np.zeros((1, 6))  # placeholder passed to kernels when there are no external forces
 
 
-def check_model(model) -> Model:
+def check_model(model: object) -> Model:
     if not isinstance(model, Model):
         raise ValueError(f"model must be a sinews.Model, got {type(model).__name__}")
     return model
@@ -33,7 +36,7 @@ def get_data(model: Model, data: Data | None) -> Data:
     return data
 
 
-def link_forces(model: Model, data: Data, f_ext) -> tuple[np.ndarray, int]:
+def link_forces(model: Model, data: Data, f_ext: ArrayLike | Mapping | None) -> tuple[np.ndarray, int]:
     """External forces per body -> per kernel link, in link axes.
 
     ``f_ext``: ``None``; an array ``(nbodies, 6)`` indexed by body id (row 0, the world, must be

@@ -248,7 +248,7 @@ def _run_simulate(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``sinews`` console script; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -40,8 +40,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._checks import NonFiniteResultError, finite_vector, integer, real_scalar
 from .aba import aba
@@ -49,6 +51,12 @@ from .algorithms import check_model
 from .configuration import _check_unit_quaternions, integrate
 from .energy import mechanical_energy
 from .joints import JT_FREEFLYER, JT_SPHERICAL
+
+if TYPE_CHECKING:
+    import os
+
+    from .constraints import ConstraintSet
+    from .model import Model
 
 __all__ = ["simulate", "rk4_step", "Trajectory", "METHODS"]
 
@@ -91,7 +99,7 @@ class Trajectory:
         """Largest absolute deviation of the energy from its initial value."""
         return float(np.max(np.abs(self.energy - self.energy[0])))
 
-    def save_npz(self, path) -> Path:
+    def save_npz(self, path: str | os.PathLike) -> Path:
         """Write ``t, q, v, energy`` (and the constraint errors of a constrained run) to a NumPy
         ``.npz`` archive; returns the path."""
         path = Path(path)
@@ -102,7 +110,8 @@ class Trajectory:
         np.savez(path, t=self.t, q=self.q, v=self.v, energy=self.energy, **extra)
         return path
 
-    def save_csv(self, path, q_names=None, v_names=None) -> Path:
+    def save_csv(self, path: str | os.PathLike, q_names: list[str] | None = None,
+                 v_names: list[str] | None = None) -> Path:
         """Write one row per sample: ``t, q..., v..., energy`` with a header line."""
         path = Path(path)
         nq, nv = self.q.shape[1], self.v.shape[1]
@@ -167,10 +176,12 @@ class _Progress:
             sys.stderr.flush()
 
 
-def rk4_step(model, acc, q, v, dt):
+def rk4_step(model: Model, acc: Callable[[np.ndarray, np.ndarray], ArrayLike], q: ArrayLike, v: ArrayLike,
+             dt: float) -> tuple[np.ndarray, np.ndarray]:
     """One classical RK4 step of ``(q, v)`` for a user acceleration ``qdd = acc(q, v)`` (for
     example constrained forward dynamics); ``q`` is moved with :func:`sinews.integrate`, so
-    quaternion coordinates stay on their manifold.  Returns ``(q_next, v_next)``."""
+    quaternion coordinates stay on their manifold.  ``q (nq,)``, ``v (nv,)``; returns ``(q_next (nq,),
+    v_next (nv,))``."""
     nv = check_model(model).nv
     q = finite_vector(q, model.nq, "q")
     v = finite_vector(v, nv, "v")
@@ -264,16 +275,16 @@ def _plan(model, duration: float, dt: float, record_every: int) -> tuple[int, in
 
 
 def simulate(
-    model,
-    q0,
-    v0,
+    model: Model,
+    q0: ArrayLike,
+    v0: ArrayLike,
     duration: float,
     dt: float,
-    tau=None,
+    tau: ArrayLike | Callable[[float, np.ndarray, np.ndarray], ArrayLike] | None = None,
     method: str = "rk4",
-    progress=None,
+    progress: bool | None = None,
     record_every: int = 1,
-    constraints=None,
+    constraints: ConstraintSet | None = None,
     constraint_method: str = "direct",
     projection: bool = True,
     projection_tol: float = 1e-12,

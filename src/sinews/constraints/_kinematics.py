@@ -23,14 +23,19 @@ from __future__ import annotations
 
 import math
 import weakref
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import _kernels as K
 from .. import _layout as L
 from .._checks import real_array, vector
 from ..algorithms import get_data
 from ._linalg import cross3, cross_columns, skew3
+
+if TYPE_CHECKING:
+    from ..model import Data, Model
 
 __all__ = ["ConstraintKinematics"]
 
@@ -49,7 +54,7 @@ def _finite_out(x, names):
     return x
 
 
-def ancestor_mask(model) -> np.ndarray:
+def ancestor_mask(model: Model) -> np.ndarray:
     """``(nlinks, nv)`` booleans: dof j moves link k (its link is k or an ancestor of k).
     Computed once per compiled model (cached weakly)."""
     c = model.compiled
@@ -69,14 +74,14 @@ def ancestor_mask(model) -> np.ndarray:
 
 
 class ConstraintKinematics:
-    """World kinematics of a model at ``(q, v)`` for constraint evaluation.
+    """World kinematics of a model at ``q (nq,)``, ``v (nv,)`` for constraint evaluation.
 
     ``v=None`` computes positions and Jacobians only (velocities and bias accelerations are then
     unavailable).  Attributes: ``model``, ``q``, ``v``.  Methods take a body id (already
     resolved) and points in world coordinates unless stated otherwise.
     """
 
-    def __init__(self, model, q, v=None, data=None):
+    def __init__(self, model: Model, q: ArrayLike, v: ArrayLike | None = None, data: Data | None = None) -> None:
         d = get_data(model, data)
         c = model.compiled
         self.model = model
@@ -138,7 +143,7 @@ class ConstraintKinematics:
         return real_array(x, name, shape=(3,))
 
     # ------------------------------------------------------------------ poses
-    def body_pose(self, body: int):
+    def body_pose(self, body: int) -> tuple[np.ndarray, np.ndarray]:
         """World rotation and origin ``(R_world_body, p_world_body)`` of a body id."""
         c = self._c
         k = c.link_of_body[self._body(body)]
@@ -147,7 +152,8 @@ class ConstraintKinematics:
         R = self.oR[k] @ c.X_link_body_R[body]
         return R, self.oR[k] @ c.X_link_body_p[body] + self.op[k]
 
-    def frame_pose(self, body: int, R_body_frame, p_body_frame):
+    def frame_pose(self, body: int, R_body_frame: np.ndarray,
+                   p_body_frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """World pose ``(R_world_frame, p_world_frame)`` of a frame fixed on a body."""
         R, p = self.body_pose(body)
         if not (type(R_body_frame) is np.ndarray and R_body_frame.shape == (3, 3) and R_body_frame.dtype == np.float64):
@@ -157,7 +163,7 @@ class ConstraintKinematics:
         return R @ R_body_frame, _finite_out(R @ self._vec3(p_body_frame, "p_body_frame") + p, "p_body_frame")
 
     # ------------------------------------------------------------------ points
-    def jacobian6(self, body: int, p_world_point) -> np.ndarray:
+    def jacobian6(self, body: int, p_world_point: ArrayLike) -> np.ndarray:
         """6 x nv Jacobian of ``[omega; v_point]`` (world axes) of the world point on ``body``."""
         k = self._c.link_of_body[self._body(body)]
         p_world_point = self._vec3(p_world_point, "p_world_point")
@@ -174,7 +180,7 @@ class ConstraintKinematics:
         if self.v is None:
             raise ValueError("this ConstraintKinematics was built without v: velocities are not available")
 
-    def velocity6(self, body: int, p_world_point) -> np.ndarray:
+    def velocity6(self, body: int, p_world_point: ArrayLike) -> np.ndarray:
         """``[omega; v_point]`` (world axes) of the world point fixed on ``body``."""
         self._need_v()
         k = self._c.link_of_body[self._body(body)]
@@ -185,7 +191,7 @@ class ConstraintKinematics:
         w = R @ self.vel[k, :3]
         return _finite_out(np.concatenate([w, R @ self.vel[k, 3:] + cross3(w, p_world_point - o)]), "v, p_world_point")
 
-    def bias6(self, body: int, p_world_point) -> np.ndarray:
+    def bias6(self, body: int, p_world_point: ArrayLike) -> np.ndarray:
         """``[alpha; a_point]`` (world axes) of the point at ``qdd = 0`` without gravity: the
         velocity-product part of the 6-D point acceleration (classical linear acceleration)."""
         self._need_v()

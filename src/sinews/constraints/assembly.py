@@ -50,8 +50,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..configuration import _check_unit_quaternions
 
@@ -60,6 +62,10 @@ from ..algorithms import check_model
 from ..configuration import integrate
 from ._kinematics import Overflow
 from .constraint import _real_scalar
+
+if TYPE_CHECKING:
+    from ..model import Model
+    from .constraint_set import ConstraintSet
 
 __all__ = ["AssemblyResult", "VelocityAssemblyResult", "assemble_q", "assemble_qdot"]
 
@@ -140,11 +146,12 @@ def _kkt_solve(w: np.ndarray, G: np.ndarray, top: np.ndarray, bottom: np.ndarray
     return x[:n]
 
 
-def assemble_q(model, q_init, cs, weights, tol: float = 1e-12, max_iter: int = 100) -> AssemblyResult:
+def assemble_q(model: Model, q_init: ArrayLike, cs: ConstraintSet, weights: ArrayLike, tol: float = 1e-12,
+               max_iter: int = 100) -> AssemblyResult:
     """Find ``q`` with ``constraint_position_error(model, q, cs) == 0`` near ``q_init``.
 
-    ``weights`` (length ``nv``, non-negative): 1 keeps a coordinate near its start, 0 leaves it
-    free.  Returns an :class:`AssemblyResult`; non-convergence is reported there
+    ``q_init (nq,)``; ``weights (nv,)`` (non-negative): 1 keeps a coordinate near its start, 0
+    leaves it free.  Returns an :class:`AssemblyResult`; non-convergence is reported there
     (``converged=False``), never raised.  See the module docstring for the equations.
     """
     from . import constraint_jacobian, constraint_position_error
@@ -189,10 +196,12 @@ def assemble_q(model, q_init, cs, weights, tol: float = 1e-12, max_iter: int = 1
     return AssemblyResult(q, False, max_iter, res, float(step))
 
 
-def assemble_qdot(model, q, qd_init, cs, weights, target=None, tol: float = 1e-10) -> VelocityAssemblyResult:
+def assemble_qdot(model: Model, q: ArrayLike, qd_init: ArrayLike, cs: ConstraintSet, weights: ArrayLike,
+                  target: ArrayLike | None = None, tol: float = 1e-10) -> VelocityAssemblyResult:
     """The velocity closest to ``qd_init`` (weighted by ``weights``) with ``G(q) qdot = target``.
 
-    ``target`` (length ``cs.size``, default zeros: the constraint velocities vanish).
+    ``q (nq,)``, ``qd_init (nv,)``, ``weights (nv,)``; ``target (cs.size,)`` (default zeros: the
+    constraint velocities vanish).
     ``converged`` is ``||G qdot - target|| <= tol * max(1, ||target||)`` (an absolute test on the
     constraint velocities: a huge ``qd_init`` whose rounding leaves them off is not converged).
     """

@@ -28,13 +28,19 @@ the predecessor, ``d_i`` being the world-axes spatial axis.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import real_array
 from ..spatial import Transform
 from ..spatial import as_transform as _as_transform
 from ._linalg import skew3
+
+if TYPE_CHECKING:
+    from ..model import Model, TransformLike
+    from ._kinematics import ConstraintKinematics
 
 __all__ = [
     "Constraint", "CustomConstraint", "ContactConstraint", "LoopConstraint", "WrenchEntry", "ConstraintWrenches",
@@ -97,7 +103,8 @@ class Constraint:
     type = "custom"
     size = 0
 
-    def __init__(self, name=None, id=None, baumgarte=False, time_constant=0.1):
+    def __init__(self, name: str | None = None, id: int | None = None, baumgarte: bool = False,
+                 time_constant: float = 0.1) -> None:
         self.name = _check_name(name)
         self.id = _check_user_id(id)
         self._baumgarte_enabled = _check_flag(baumgarte, "baumgarte")
@@ -140,7 +147,7 @@ class Constraint:
         a = 1.0 / self.time_constant
         return a * a, 2.0 * a
 
-    def set_baumgarte_gains(self, stiffness, damping) -> None:
+    def set_baumgarte_gains(self, stiffness: float, damping: float) -> None:
         """Baumgarte stabilisation as ``(stiffness K [1/s^2], damping D [1/s])``: ``G qdd =
         gamma - D phidot - K phi`` (finite, >= 0).  Does not switch stabilisation on (see
         ``baumgarte_enabled``); setting ``time_constant`` afterwards returns to that form."""
@@ -178,22 +185,22 @@ class Constraint:
         )
 
     # ------------------------------------------------------------------ interface
-    def bind(self, model) -> None:
+    def bind(self, model: Model) -> None:
         """Resolve body names against ``model`` (KeyError naming the argument)."""
 
-    def jacobian(self, kin) -> np.ndarray:
+    def jacobian(self, kin: ConstraintKinematics) -> np.ndarray:
         raise NotImplementedError
 
-    def gamma(self, kin) -> np.ndarray:
+    def gamma(self, kin: ConstraintKinematics) -> np.ndarray:
         raise NotImplementedError
 
-    def position_error(self, kin) -> np.ndarray:
+    def position_error(self, kin: ConstraintKinematics) -> np.ndarray:
         raise NotImplementedError
 
-    def velocity_error(self, kin) -> np.ndarray:
+    def velocity_error(self, kin: ConstraintKinematics) -> np.ndarray:
         return self.jacobian(kin) @ kin.v
 
-    def wrench_entries(self, kin, multipliers) -> list[WrenchEntry]:
+    def wrench_entries(self, kin: ConstraintKinematics, multipliers: ArrayLike) -> list[WrenchEntry]:
         raise NotImplementedError
 
 
@@ -304,7 +311,7 @@ class ContactConstraint(Constraint):
 
     type = "contact"
 
-    def __init__(self, body, body_point, name=None, id=None):
+    def __init__(self, body: int | str, body_point: ArrayLike, name: str | None = None, id: int | None = None) -> None:
         super().__init__(name, id)
         self.body = _check_body(body)
         self.body_point = _check_point(body_point, "body_point")
@@ -315,11 +322,11 @@ class ContactConstraint(Constraint):
     def size(self) -> int:
         return len(self.normals)
 
-    def same_geometry(self, body, body_point) -> bool:
+    def same_geometry(self, body: int | str, body_point: ArrayLike) -> bool:
         """Same body and body point (``body_point``: a checked float64 3-vector)."""
         return body == self.body and bool(np.all(np.abs(body_point - self.body_point) <= _SAME_TOL))
 
-    def add_normal(self, world_normal) -> None:
+    def add_normal(self, world_normal: ArrayLike) -> None:
         n = _check_unit(world_normal, 3, "world_normal")
         if len(self.normals) >= 3:
             raise ValueError(f"contact group {self.label!r} already has 3 normals")
@@ -331,29 +338,29 @@ class ContactConstraint(Constraint):
         """(size, 3) array of the world normals, one per row."""
         return np.array(self.normals).reshape(-1, 3)
 
-    def bind(self, model) -> None:
+    def bind(self, model: Model) -> None:
         self._body_id = model._resolve_body(self.body, "body")
 
     def _point(self, kin):
         R, p = kin.body_pose(self._body_id)
         return R, R @ self.body_point + p
 
-    def jacobian(self, kin):
+    def jacobian(self, kin: ConstraintKinematics) -> np.ndarray:
         _, x = self._point(kin)
         return self.normal_matrix @ kin.jacobian6(self._body_id, x)[3:]
 
-    def gamma(self, kin):
+    def gamma(self, kin: ConstraintKinematics) -> np.ndarray:
         _, x = self._point(kin)
         return -(self.normal_matrix @ kin.bias6(self._body_id, x)[3:])
 
-    def position_error(self, kin):
+    def position_error(self, kin: ConstraintKinematics) -> np.ndarray:
         return np.zeros(self.size)
 
-    def velocity_error(self, kin):
+    def velocity_error(self, kin: ConstraintKinematics) -> np.ndarray:
         _, x = self._point(kin)
         return self.normal_matrix @ kin.velocity6(self._body_id, x)[3:]
 
-    def wrench_entries(self, kin, multipliers):
+    def wrench_entries(self, kin: ConstraintKinematics, multipliers: ArrayLike) -> list[WrenchEntry]:
         R, x = self._point(kin)
         f = self.normal_matrix.T @ np.asarray(multipliers, float)
         z = np.zeros(3)
@@ -400,8 +407,9 @@ class LoopConstraint(Constraint):
 
     type = "loop"
 
-    def __init__(self, predecessor, successor, X_predecessor, X_successor, name=None, id=None,
-                 baumgarte=False, time_constant=0.1):
+    def __init__(self, predecessor: int | str, successor: int | str, X_predecessor: TransformLike,
+                 X_successor: TransformLike, name: str | None = None, id: int | None = None,
+                 baumgarte: bool = False, time_constant: float = 0.1) -> None:
         super().__init__(name, id, baumgarte, time_constant)
         self.predecessor = _check_body(predecessor, "predecessor")
         self.successor = _check_body(successor, "successor")
@@ -414,7 +422,8 @@ class LoopConstraint(Constraint):
     def size(self) -> int:
         return len(self.axes)
 
-    def same_geometry(self, predecessor, successor, X_predecessor, X_successor) -> bool:
+    def same_geometry(self, predecessor: int | str, successor: int | str, X_predecessor: TransformLike,
+                      X_successor: TransformLike) -> bool:
         """Same bodies and frames (the frames: Transforms)."""
         return (
             predecessor == self.predecessor
@@ -423,7 +432,7 @@ class LoopConstraint(Constraint):
             and _same_transform(X_successor, self.X_successor)
         )
 
-    def add_axis(self, axis) -> None:
+    def add_axis(self, axis: ArrayLike | None) -> None:
         t = _check_unit(axis, 6, "axis")
         if len(self.axes) >= 6:
             raise ValueError(f"loop group {self.label!r} already has 6 axes")
@@ -435,7 +444,7 @@ class LoopConstraint(Constraint):
         """(size, 6) array of the axes in the predecessor frame, one per row."""
         return np.array(self.axes).reshape(-1, 6)
 
-    def bind(self, model) -> None:
+    def bind(self, model: Model) -> None:
         self._pred = model._resolve_body(self.predecessor, "predecessor")
         self._succ = model._resolve_body(self.successor, "successor")
         if self._pred == self._succ:
@@ -444,44 +453,44 @@ class LoopConstraint(Constraint):
                 f"({model.bodies[self._pred].name!r}); a loop must connect two bodies"
             )
 
-    def frames(self, kin):
+    def frames(self, kin: ConstraintKinematics) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """World poses of P and S: ``(R_P, p, R_S, s)``."""
         R_P, p = kin.frame_pose(self._pred, self.X_predecessor.R, self.X_predecessor.p)
         R_S, s = kin.frame_pose(self._succ, self.X_successor.R, self.X_successor.p)
         return R_P, p, R_S, s
 
-    def world_axes(self, R_P):
+    def world_axes(self, R_P: np.ndarray) -> np.ndarray:
         """(size, 6) world axes ``d_i = [R_P t_w; R_P t_v]``."""
         T = self.axis_matrix
         return np.hstack([T[:, :3] @ R_P.T, T[:, 3:] @ R_P.T])
 
-    def jacobian(self, kin):
+    def jacobian(self, kin: ConstraintKinematics) -> np.ndarray:
         R_P, _, _, s = self.frames(kin)
         D = self.world_axes(R_P)
         return D @ (kin.jacobian6(self._succ, s) - kin.jacobian6(self._pred, s))
 
-    def gamma(self, kin):
+    def gamma(self, kin: ConstraintKinematics) -> np.ndarray:
         R_P, _, _, s = self.frames(kin)
         return loop_gamma(kin, self._pred, self._succ, s, self.world_axes(R_P))
 
-    def position_error(self, kin):
+    def position_error(self, kin: ConstraintKinematics) -> np.ndarray:
         R_P, p, R_S, s = self.frames(kin)
         R = R_P.T @ R_S
         e_r = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
         e_t = R_P.T @ (s - p)
         return self.axis_matrix @ np.concatenate([e_r, e_t])
 
-    def velocity_error(self, kin):
+    def velocity_error(self, kin: ConstraintKinematics) -> np.ndarray:
         R_P, _, _, s = self.frames(kin)
         return self.world_axes(R_P) @ (kin.velocity6(self._succ, s) - kin.velocity6(self._pred, s))
 
-    def wrench_entries(self, kin, multipliers):
+    def wrench_entries(self, kin: ConstraintKinematics, multipliers: ArrayLike) -> list[WrenchEntry]:
         R_P, _, R_S, s = self.frames(kin)
         w = self.world_axes(R_P).T @ np.asarray(multipliers, float)
         return [WrenchEntry(self._pred, R_P, s.copy(), -w), WrenchEntry(self._succ, R_S, s, w)]
 
 
-def loop_gamma(kin, pred, succ, s, D):
+def loop_gamma(kin: ConstraintKinematics, pred, succ, s, D):
     """``gamma = -dG/dt v`` of loop rows with world axes ``D`` (rows ``[d_w; d_v]`` turning with
     the predecessor), both bodies evaluated at the world point ``s`` (see ``LoopConstraint``)."""
     nuP = kin.velocity6(pred, s)

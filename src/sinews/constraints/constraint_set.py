@@ -47,8 +47,10 @@ from __future__ import annotations
 
 import operator
 import threading
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import real_array
 from ..spatial import as_transform as _as_transform
@@ -68,6 +70,10 @@ from .constraint import (
     _check_user_id,
 )
 
+if TYPE_CHECKING:
+    from ..model import Data, Model, TransformLike
+    from .constraint import ConstraintWrenches
+
 __all__ = ["ConstraintSet"]
 
 _TYPES = ("contact", "loop", "custom", "coordinate", "loop_joint")
@@ -85,7 +91,7 @@ class ConstraintSet:
     0
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._groups: list[Constraint] = []
         self._by_name: dict[str, Constraint] = {}
         self._by_id: dict[int, Constraint] = {}
@@ -156,7 +162,8 @@ class ConstraintSet:
         self._row_group.append(g.index)
         return len(self._row_group) - 1
 
-    def add_contact_constraint(self, body, body_point, world_normal, name=None, id=None) -> int:
+    def add_contact_constraint(self, body: int | str, body_point: ArrayLike, world_normal: ArrayLike,
+                               name: str | None = None, id: int | None = None) -> int:
         """Add one contact row: the velocity of ``body_point`` (body coordinates) of ``body``
         (id or name) along the unit ``world_normal`` is zero.  Returns the row index."""
         self._check_unbound()
@@ -177,15 +184,15 @@ class ConstraintSet:
 
     def add_loop_constraint(
         self,
-        predecessor,
-        successor,
-        X_predecessor,
-        X_successor,
-        axis,
-        baumgarte=None,
-        time_constant=None,
-        name=None,
-        id=None,
+        predecessor: int | str,
+        successor: int | str,
+        X_predecessor: TransformLike,
+        X_successor: TransformLike,
+        axis: ArrayLike,
+        baumgarte: bool | None = None,
+        time_constant: float | None = None,
+        name: str | None = None,
+        id: int | None = None,
     ) -> int:
         """Add one loop-closure row: the relative motion of frame ``X_successor`` (pose in the
         successor body) with respect to frame ``X_predecessor`` (pose in the predecessor body)
@@ -254,8 +261,10 @@ class ConstraintSet:
         self._row_group.extend([c.index] * size)
         return c.row_start
 
-    def add_coordinate_constraint(self, joint, mimicked, ratio=1.0, offset=0.0, index=0, mimicked_index=0,
-                                  name=None, id=None, baumgarte=False, time_constant=0.1) -> int:
+    def add_coordinate_constraint(self, joint: int | str, mimicked: int | str, ratio: float = 1.0,
+                                  offset: float = 0.0, index: int = 0, mimicked_index: int = 0,
+                                  name: str | None = None, id: int | None = None, baumgarte: bool = False,
+                                  time_constant: float = 0.1) -> int:
         """Add a coordinate coupling ``q[joint][index] = ratio * q[mimicked][mimicked_index] +
         offset`` (a gear, belt or coupler; joints by child body id or name) as its own one-row
         group; see :class:`~sinews.constraints.CoordinateConstraint`.  Returns the row index."""
@@ -266,7 +275,7 @@ class ConstraintSet:
                                  baumgarte=baumgarte, time_constant=time_constant)
         return self.add_custom_constraint(c)
 
-    def add_mimic_constraints(self, model, baumgarte=False, time_constant=0.1) -> list:
+    def add_mimic_constraints(self, model: Model, baumgarte: bool = False, time_constant: float = 0.1) -> list:
         """One coordinate constraint per mimic record of ``model`` (``model.mimic_joints``, from
         URDF ``<mimic>`` tags or ``Model.add_mimic``), named ``"mimic:<joint>"``.  Returns the
         rows added (empty when the model has no mimic joints)."""
@@ -282,8 +291,10 @@ class ConstraintSet:
                                                        time_constant=time_constant))
         return rows
 
-    def add_loop_joint(self, source, target, joint_type, X_source=None, X_target=None, *, axis=None, pitch=0.0,
-                       name=None, id=None, baumgarte=False, time_constant=0.1) -> int:
+    def add_loop_joint(self, source: int | str, target: int | str | None, joint_type: str,
+                       X_source: TransformLike | None = None, X_target: TransformLike | None = None, *,
+                       axis: ArrayLike | None = None, pitch: float = 0.0, name: str | None = None,
+                       id: int | None = None, baumgarte: bool = False, time_constant: float = 0.1) -> int:
         """Close a loop with a cut joint: frame ``X_source`` on body ``source`` and frame
         ``X_target`` on body ``target`` (or the world) may move relative to each other only as
         the joint ``joint_type`` allows (``"pin"``, ``"slider"``, ``"cylindrical"``,
@@ -297,7 +308,7 @@ class ConstraintSet:
                       baumgarte=baumgarte, time_constant=time_constant)
         return self.add_custom_constraint(g)
 
-    def remove(self, key) -> None:
+    def remove(self, key: int | str | Constraint) -> None:
         """Remove a group (by group, index or name; Karana's ``discard``).  The later groups move
         up (their ``index`` and rows change).  A bound set is unbound first (see :meth:`unbind`)
         and bound again to the same model, so it can be used at once."""
@@ -349,7 +360,7 @@ class ConstraintSet:
         return new
 
     # ------------------------------------------------------------------ binding
-    def bind(self, model) -> "ConstraintSet":
+    def bind(self, model: Model) -> "ConstraintSet":
         """Resolve bodies against ``model`` and freeze the set; returns ``self``.
 
         Binding again to the same model is a no-op; to another model, ``RuntimeError``.
@@ -437,7 +448,7 @@ class ConstraintSet:
     def row_names(self) -> list:
         return [self._groups[g].name for g in self._row_group]
 
-    def group(self, key) -> Constraint:
+    def group(self, key: int | str | Constraint) -> Constraint:
         """A group by object, group index (int) or name (str); ``KeyError`` naming the key.
 
         User ids are looked up with :meth:`group_by_id`, rows with :meth:`group_by_assigned_id`.
@@ -454,7 +465,7 @@ class ConstraintSet:
             return self._groups[int(key)]
         raise ValueError(f"group must be a group, a group index (integer) or a name (string), got {key!r}")
 
-    def group_by_name(self, name) -> Constraint:
+    def group_by_name(self, name: str) -> Constraint:
         """The group named ``name`` (``KeyError`` if there is none)."""
         if not isinstance(name, str):
             raise ValueError(f"name must be a string, got {name!r}")
@@ -463,7 +474,7 @@ class ConstraintSet:
         except KeyError:
             raise KeyError(f"group: no group named {name!r}") from None
 
-    def group_by_id(self, id) -> Constraint:
+    def group_by_id(self, id: int) -> Constraint:
         """The group with user id ``id`` (an integer; ``KeyError`` if there is none)."""
         if id is None:
             raise ValueError("id must be an integer, got None")
@@ -473,7 +484,7 @@ class ConstraintSet:
         except KeyError:
             raise KeyError(f"group: no group with user id {id!r}") from None
 
-    def group_by_assigned_id(self, row) -> Constraint:
+    def group_by_assigned_id(self, row: int) -> Constraint:
         """The group owning row ``row`` (the value returned by ``add_*``)."""
         if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)):
             raise ValueError(f"row must be an integer row index, got {row!r}")
@@ -481,14 +492,14 @@ class ConstraintSet:
             raise KeyError(f"assigned id: no row {row!r} (the set has {self.size} rows)")
         return self._groups[self._row_group[int(row)]]
 
-    def group_index(self, key) -> int:
+    def group_index(self, key: int | str | Constraint) -> int:
         return self.group(key).index
 
-    def rows(self, key) -> slice:
+    def rows(self, key: int | str | Constraint) -> slice:
         """Row slice of a group (by group, index or name)."""
         return self.group(key).rows
 
-    def split(self, per_row) -> dict:
+    def split(self, per_row: ArrayLike) -> dict:
         """A per-row vector (``cs.size`` finite real numbers: multipliers, impulses, errors) as
         ``{group label: its rows' values}`` (label = name or ``"type[index]"``; float64
         views of one array)."""
@@ -498,23 +509,24 @@ class ConstraintSet:
         return {g.label: x[g.rows] for g in self._groups}
 
     # ------------------------------------------------------------------ Baumgarte
-    def enable_baumgarte(self, key, time_constant=None) -> None:
+    def enable_baumgarte(self, key: int | str | Constraint, time_constant: float | None = None) -> None:
         """Enable Baumgarte stabilisation of a group (optionally setting T, ``alpha = beta = 1/T``)."""
         g = self.group(key)
         if time_constant is not None:
             g.time_constant = _check_time_constant(time_constant)
         g.baumgarte_enabled = True
 
-    def disable_baumgarte(self, key) -> None:
+    def disable_baumgarte(self, key: int | str | Constraint) -> None:
         self.group(key).baumgarte_enabled = False
 
-    def is_baumgarte_enabled(self, key) -> bool:
+    def is_baumgarte_enabled(self, key: int | str | Constraint) -> bool:
         return self.group(key).baumgarte_enabled
 
-    def set_baumgarte_time_constant(self, key, time_constant) -> None:
+    def set_baumgarte_time_constant(self, key: int | str | Constraint, time_constant: float) -> None:
         self.group(key).time_constant = _check_time_constant(time_constant)
 
-    def set_baumgarte_gains(self, key, stiffness, damping, enable=True) -> None:
+    def set_baumgarte_gains(self, key: int | str | Constraint, stiffness: float, damping: float,
+                            enable: bool = True) -> None:
         """Baumgarte stabilisation of a group as ``(stiffness K, damping D)``: ``G qdd = gamma -
         D phidot - K phi`` (``enable``: also switch it on)."""
         g = self.group(key)
@@ -522,21 +534,23 @@ class ConstraintSet:
         if enable:
             g.baumgarte_enabled = True
 
-    def baumgarte_gains(self, key) -> tuple[float, float]:
+    def baumgarte_gains(self, key: int | str | Constraint) -> tuple[float, float]:
         """``(K, D)`` of a group (see :meth:`set_baumgarte_gains`)."""
         return self.group(key).baumgarte_gains
 
-    def baumgarte_coefficients(self, key) -> tuple[float, float]:
+    def baumgarte_coefficients(self, key: int | str | Constraint) -> tuple[float, float]:
         """``(alpha, beta)`` of a group: both ``1/T``."""
         return self.group(key).baumgarte_coefficients
 
     # ------------------------------------------------------------------ wrenches
-    def calc_forces(self, group, q, multipliers, frame="local", data=None):
+    def calc_forces(self, group: int | str | Constraint, q: ArrayLike, multipliers: object,
+                    frame: str = "local", data: Data | None = None) -> ConstraintWrenches:
         """Per-body wrenches of ``group`` for forward-dynamics multipliers (bound sets only);
         see :func:`sinews.constraints.calc_forces`."""
         return self._wrenches(group, q, multipliers, frame, "force", data)
 
-    def calc_impulses(self, group, q, impulses, frame="local", data=None):
+    def calc_impulses(self, group: int | str | Constraint, q: ArrayLike, impulses: object, frame: str = "local",
+                      data: Data | None = None) -> ConstraintWrenches:
         """Per-body impulsive wrenches of ``group`` (bound sets only); see
         :func:`sinews.constraints.calc_impulses`."""
         return self._wrenches(group, q, impulses, frame, "impulse", data)

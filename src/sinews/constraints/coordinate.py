@@ -28,9 +28,16 @@ URDF ``<mimic>`` (ROS URDF XML specification, joint element).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .constraint import Constraint, WrenchEntry, _check_body, _real_scalar
+
+if TYPE_CHECKING:
+    from ..model import Model
+    from ._kinematics import ConstraintKinematics
 
 __all__ = ["CoordinateConstraint"]
 
@@ -59,8 +66,9 @@ class CoordinateConstraint(Constraint):
     type = "coordinate"
     size = 1
 
-    def __init__(self, joint, mimicked, ratio=1.0, offset=0.0, index=0, mimicked_index=0, name=None,
-                 id=None, baumgarte=False, time_constant=0.1):
+    def __init__(self, joint: int | str, mimicked: int | str, ratio: float = 1.0, offset: float = 0.0,
+                 index: int = 0, mimicked_index: int = 0, name: str | None = None, id: int | None = None,
+                 baumgarte: bool = False, time_constant: float = 0.1) -> None:
         super().__init__(name, id, baumgarte, time_constant)
         self.joint = _check_body(joint, "joint")
         self.mimicked = _check_body(mimicked, "mimicked")
@@ -77,7 +85,7 @@ class CoordinateConstraint(Constraint):
                 f"name={self.name!r} row={self.row_start}>")
 
     # ------------------------------------------------------------------ binding
-    def bind(self, model) -> None:
+    def bind(self, model: Model) -> None:
         ids = []
         for arg, body, idx, idxname in (("joint", self.joint, self.coordinate, "index"),
                                         ("mimicked", self.mimicked, self.mimicked_coordinate, "mimicked_index")):
@@ -102,7 +110,7 @@ class CoordinateConstraint(Constraint):
             raise ValueError(f"joint and mimicked designate the same coordinate ({jb.name!r}, index "
                              f"{self.coordinate}): a coordinate cannot be coupled to itself")
 
-    def compiled_coordinate_rows(self):
+    def compiled_coordinate_rows(self) -> dict[str, np.ndarray] | None:
         """The rows as arrays for compiled kernels (after bind): ``iv``, ``iv_mimicked``,
         ``ratio``, ``iq``, ``iq_mimicked``, ``offset`` (one entry per row): ``G = e_iv - ratio
         e_iv_mimicked``, ``gamma = 0``, ``phi = q[iq] - ratio q[iq_mimicked] - offset``."""
@@ -120,21 +128,21 @@ class CoordinateConstraint(Constraint):
         return g
 
     # ------------------------------------------------------------------ rows
-    def jacobian(self, kin):
+    def jacobian(self, kin: ConstraintKinematics) -> np.ndarray:
         return self._row(kin.nv).reshape(1, -1)
 
-    def gamma(self, kin):
+    def gamma(self, kin: ConstraintKinematics) -> np.ndarray:
         return np.zeros(1)
 
-    def position_error(self, kin):
+    def position_error(self, kin: ConstraintKinematics) -> np.ndarray:
         q = kin.q
         return np.array([q[self._iq] - self.ratio * q[self._kq] - self.offset])
 
-    def velocity_error(self, kin):
+    def velocity_error(self, kin: ConstraintKinematics) -> np.ndarray:
         v = kin.v
         return np.array([v[self._iv] - self.ratio * v[self._kv]])
 
-    def wrench_entries(self, kin, multipliers):
+    def wrench_entries(self, kin: ConstraintKinematics, multipliers: ArrayLike) -> list[WrenchEntry]:
         lam = float(np.asarray(multipliers, float).reshape(-1)[0])
         out = []
         for body, iv_col, f in ((self._joint_body, self._iv, lam), (self._mimicked_body, self._kv, -self.ratio * lam)):

@@ -32,10 +32,17 @@ wrenches), which the tests check.  (RBDL's ``CustomConstraintsTests.cc`` has the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..spatial import as_transform as _as_transform
 from .constraint import CustomConstraint, WrenchEntry
+
+if TYPE_CHECKING:
+    from ..model import BodyRef, Model, TransformLike
+    from ._kinematics import ConstraintKinematics
 
 __all__ = ["PinJointConstraint"]
 
@@ -45,8 +52,9 @@ class PinJointConstraint(CustomConstraint):
 
     size = 5
 
-    def __init__(self, predecessor, successor, X_predecessor=None, X_successor=None, pin_axis=2,
-                 name=None, id=None, baumgarte=False, time_constant=0.1):
+    def __init__(self, predecessor: BodyRef, successor: BodyRef, X_predecessor: TransformLike = None,
+                 X_successor: TransformLike = None, pin_axis: int = 2, name: str | None = None,
+                 id: int | None = None, baumgarte: bool = False, time_constant: float = 0.1) -> None:
         super().__init__(name, id, baumgarte, time_constant)
         if pin_axis not in (0, 1, 2):
             raise ValueError(f"pin_axis must be 0, 1 or 2 (x, y, z), got {pin_axis!r}")
@@ -56,7 +64,7 @@ class PinJointConstraint(CustomConstraint):
         self.pin_axis = pin_axis
         self.rot_axes = [k for k in range(3) if k != pin_axis]
 
-    def bind(self, model):
+    def bind(self, model: Model) -> None:
         self._p = model._resolve_body(self.predecessor, "predecessor")
         self._s = model._resolve_body(self.successor, "successor")
 
@@ -72,13 +80,15 @@ class PinJointConstraint(CustomConstraint):
         D[3:, :3] = R_P.T[self.rot_axes]
         return D
 
-    def jacobian(self, kin):
+    def jacobian(self, kin: ConstraintKinematics) -> np.ndarray:
+        """``G (5, nv)``."""
         R_P, _, _, s = self._frames(kin)
         # predecessor evaluated at the successor point s: G v = d(phi)/dt for the translations
         Jrel = kin.jacobian6(self._s, s) - kin.jacobian6(self._p, s)
         return self._axes(R_P) @ Jrel
 
-    def gamma(self, kin):
+    def gamma(self, kin: ConstraintKinematics) -> np.ndarray:
+        """``gamma (5,)``: ``G qdd = gamma``."""
         R_P, _, _, s = self._frames(kin)
         D = self._axes(R_P)
         vP, vS = kin.velocity6(self._p, s), kin.velocity6(self._s, s)
@@ -91,17 +101,20 @@ class PinJointConstraint(CustomConstraint):
         lin = -(D[:3, 3:] @ (aS[3:] - aP[3:])) - 2.0 * (D[:3, 3:] @ W.T) @ (vS[3:] - vP[3:])
         return np.concatenate([lin, rot])
 
-    def position_error(self, kin):
+    def position_error(self, kin: ConstraintKinematics) -> np.ndarray:
+        """``phi (5,)``: translation in P axes, then the two rotation errors."""
         R_P, p, R_S, s = self._frames(kin)
         R = R_P.T @ R_S
         e_rot = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
         return np.concatenate([R_P.T @ (s - p), e_rot[self.rot_axes]])
 
-    def velocity_error(self, kin):
+    def velocity_error(self, kin: ConstraintKinematics) -> np.ndarray:
+        """``G v (5,)``."""
         R_P, _, _, s = self._frames(kin)
         return self._axes(R_P) @ (kin.velocity6(self._s, s) - kin.velocity6(self._p, s))
 
-    def wrench_entries(self, kin, multipliers):
+    def wrench_entries(self, kin: ConstraintKinematics, multipliers: ArrayLike) -> list[WrenchEntry]:
+        """``multipliers (5,)`` -> the wrenches on the predecessor and the successor."""
         R_P, _, R_S, s = self._frames(kin)
         w = self._axes(R_P).T @ np.asarray(multipliers, dtype=float)
         return [WrenchEntry(self._p, R_P, s.copy(), -w), WrenchEntry(self._s, R_S, s, w)]

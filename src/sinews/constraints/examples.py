@@ -23,13 +23,13 @@ __all__ = ["four_bar", "slider_crank_3d", "double_pendulum_joint", "double_pendu
 GRAVITY_Y = (0.0, -9.81, 0.0)
 
 
-def rbdl_roty(angle):
+def rbdl_roty(angle: float) -> np.ndarray:
     """RBDL's ``roty(angle)`` coordinate transform ``[[c,0,-s],[0,1,0],[s,0,c]]`` (= Ry(angle)^T)."""
     c, s = np.cos(angle), np.sin(angle)
     return np.array([[c, 0.0, -s], [0.0, 1.0, 0.0], [s, 0.0, c]])
 
 
-def four_bar(baumgarte=False, time_constant=0.1):
+def four_bar(baumgarte: bool = False, time_constant: float = 0.1) -> tuple[Model, ConstraintSet]:
     """Scenario A: planar four-bar, links l = 2, m = 2, COM (1,0,0), Izz = 8/3; B5 massless.
 
     Loop between the tip of B2 (X_P = translation (2,0,0)) and B5 (identity), rows x, y, Rz
@@ -49,7 +49,7 @@ def four_bar(baumgarte=False, time_constant=0.1):
     return m, cs
 
 
-def slider_crank_3d():
+def slider_crank_3d() -> tuple[Model, ConstraintSet]:
     """Scenario H: slider (prismatic x), crank (RevoluteZ at (0,0,2.1), frame roty(-pi/2)),
     rod (EulerZYX on the crank at (1,0,0), frame roty(pi)); loop Tx, Ty, Tz, Rz between the
     slider frame (0,0,0.1) and the rod frame (E = roty(-pi/2), r = (3,0,0)).
@@ -78,7 +78,7 @@ _L1 = SpatialInertia(1.0, (0.0, -0.5, 0.0), np.diag([1 / 3, 1 / 30, 1 / 3]))
 _L2 = SpatialInertia(1.0, (0.5, 0.0, 0.0), np.diag([1 / 30, 1 / 3, 1 / 3]))
 
 
-def double_pendulum_joint():
+def double_pendulum_joint() -> Model:
     """Scenario B, joint coordinates: link1 revolute z at the origin, link2 revolute y at
     (0,-1,0) on link1."""
     m = Model(gravity=GRAVITY_Y, name="double_pendulum_joint")
@@ -87,7 +87,7 @@ def double_pendulum_joint():
     return m
 
 
-def double_pendulum_absolute(custom=False):
+def double_pendulum_absolute(custom: bool = False) -> tuple[Model, ConstraintSet]:
     """Scenario B, absolute coordinates: each link on a massless TranslationXYZ body then an
     EulerZYX joint (12 dofs).  Groups ``"RzBase"`` (base-link1 at the origin: Tx,Ty,Tz,Rx,Ry)
     and ``"RyLink1"`` (link1 at (0,-1,0) to link2's origin: Tx,Ty,Tz,Rx,Rz).  ``custom=True``

@@ -25,23 +25,35 @@ sign convention: the wrench the constraint applies *to* the body (for impulses t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from numpy.typing import ArrayLike
+
 from ._callbacks import check_frame, group_wrenches
 from .constraint import ConstraintWrenches
 from .system import _groups
 
+if TYPE_CHECKING:
+    from ..model import Data, Model
+    from .constraint import Constraint
+    from .constraint_set import ConstraintSet
+
 __all__ = ["ConstraintWrenches", "calc_forces", "calc_impulses"]
 
 
-def calc_forces(model, q, cs, group, multipliers, frame="local", data=None) -> ConstraintWrenches:
-    """Wrenches of ``group`` (group, index or name) for the multipliers of a forward-dynamics
-    result (the result itself, a per-row vector of the set, or the group's own rows)."""
+def calc_forces(model: Model, q: ArrayLike, cs: ConstraintSet, group: int | str | Constraint,
+                multipliers: object, frame: str = "local", data: Data | None = None) -> ConstraintWrenches:
+    """Wrenches of ``group`` (group, index or name) at ``q (nq,)`` for the multipliers of a
+    forward-dynamics result (the result itself, a per-row vector ``(cs.size,)`` of the set, or
+    the group's own rows ``(group.size,)``)."""
     check_frame(frame)
     (g,), _ = _groups(model, cs, group)
     return group_wrenches(model, q, cs, g, multipliers, frame, "force", data)
 
 
-def calc_impulses(model, q, cs, group, impulses, frame="local", data=None) -> ConstraintWrenches:
-    """Impulsive wrenches of ``group`` for the impulses of :func:`compute_constraint_impulses`
+def calc_impulses(model: Model, q: ArrayLike, cs: ConstraintSet, group: int | str | Constraint,
+                  impulses: object, frame: str = "local", data: Data | None = None) -> ConstraintWrenches:
+    """Impulsive wrenches of ``group`` at ``q (nq,)`` for the impulses of :func:`compute_constraint_impulses`
     (same sign convention as :func:`calc_forces`: what the constraint applies to the body)."""
     check_frame(frame)
     (g,), _ = _groups(model, cs, group)

@@ -49,8 +49,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import raise_kernel_code, vector
 from ..crba import crba
@@ -68,6 +70,10 @@ from .null_space import solve_null_space
 from .range_space_sparse import solve_range_space_sparse
 from .system import _gamma, _groups, _jacobian
 from .tree_augmented import solve_tree_augmented
+
+if TYPE_CHECKING:
+    from ..model import Data, Model
+    from .constraint import Constraint
 
 __all__ = ["ConstrainedDynamicsResult", "forward_dynamics_constraints", "METHODS"]
 
@@ -103,7 +109,7 @@ class ConstrainedDynamicsResult:
     converged: bool
     constraint_set: object = field(default=None, repr=False)
 
-    def group_multipliers(self, group) -> np.ndarray:
+    def group_multipliers(self, group: int | str | Constraint) -> np.ndarray:
         """The multipliers of one group (by group, index or name)."""
         return self.multipliers[self.constraint_set.group(group).rows]
 
@@ -224,8 +230,13 @@ def _solve_rows(model, method, H, G, top, bottom):
     return solve_range_space_sparse(model, H, G, top, bottom)
 
 
-def forward_dynamics_constraints(model, q, v, tau, cs, method="direct", f_ext=None, data=None) -> ConstrainedDynamicsResult:
+def forward_dynamics_constraints(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, cs: ConstraintSet,
+                                 method: str = "direct", f_ext: object = None, data: Data | None = None,
+                                 ) -> ConstrainedDynamicsResult:
     """Constrained forward dynamics; see the module docstring for the equations and methods.
+
+    ``q (nq,)``, ``v (nv,)``, ``tau (nv,)``; the result holds ``qdd (nv,)`` and the multipliers
+    ``(cs.size,)``.
 
     ``f_ext``: external wrenches as in :func:`sinews.rnea` (body frame, about the body origin).
     ``cs`` is bound to ``model`` on first use.

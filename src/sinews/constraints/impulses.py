@@ -18,8 +18,10 @@ section 2.5); Featherstone RBDA section 11.6 (impulsive dynamics).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import finite_vector, vector
 from ..crba import crba
@@ -38,6 +40,11 @@ from .forward_dynamics import (
     _solve,
 )
 from .system import _groups, _jacobian
+
+if TYPE_CHECKING:
+    from ..model import Data, Model
+    from .constraint import Constraint
+    from .constraint_set import ConstraintSet
 
 __all__ = ["ConstraintImpulseResult", "compute_constraint_impulses", "IMPULSE_METHODS"]
 
@@ -68,12 +75,17 @@ class ConstraintImpulseResult:
         """Alias of ``impulses`` (so results can be passed to ``calc_impulses``)."""
         return self.impulses
 
-    def group_impulses(self, group) -> np.ndarray:
+    def group_impulses(self, group: int | str | Constraint) -> np.ndarray:
+        """The impulses of one group (by group, index or name)."""
         return self.impulses[self.constraint_set.group(group).rows]
 
 
-def compute_constraint_impulses(model, q, qd_minus, cs, method="direct", target_velocity=None, data=None) -> ConstraintImpulseResult:
+def compute_constraint_impulses(model: Model, q: ArrayLike, qd_minus: ArrayLike, cs: ConstraintSet,
+                                method: str = "direct", target_velocity: ArrayLike | None = None,
+                                data: Data | None = None) -> ConstraintImpulseResult:
     """Impulses and post-impact velocity; see the module docstring.
+
+    ``q (nq,)``, ``qd_minus (nv,)``; the result holds ``qd_plus (nv,)`` and the impulses ``(cs.size,)``.
 
     ``target_velocity``: desired ``G qd_plus`` per row (RBDL's ``v_plus``), default zeros.
     """

@@ -75,12 +75,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import finite_vector, real_array
 from ..algorithms import check_model
 from .constraint import _real_scalar
+
+if TYPE_CHECKING:
+    from ..model import Model
+    from .constraint_set import ConstraintSet
 
 __all__ = [
     "ActuationMap",
@@ -137,7 +143,7 @@ class ConstrainedInverseDynamicsResult:
     weight: np.ndarray | None = None
 
 
-def actuation_map(model, actuated) -> ActuationMap:
+def actuation_map(model: Model, actuated: ArrayLike | ActuationMap) -> ActuationMap:
     """Build the selection matrices from ``actuated``.
 
     ``actuated``: a boolean mask of length ``nv`` (RBDL's ``std::vector<bool>``), or a sequence
@@ -190,8 +196,9 @@ def _fully_actuated(G, amap: ActuationMap) -> bool:
     return _rank(G @ amap.P.T) == amap.n_unactuated
 
 
-def is_fully_actuated(model, q, cs, actuated) -> bool:
-    """``rank(G P^T) == n_u``: every unactuated coordinate is controlled through the constraints.
+def is_fully_actuated(model: Model, q: ArrayLike, cs: ConstraintSet, actuated: ArrayLike | ActuationMap) -> bool:
+    """``rank(G P^T) == n_u`` at ``q (nq,)``: every unactuated coordinate is controlled through the
+    constraints.
 
     RBDL's ``isConstrainedSystemFullyActuated`` (which also takes ``qdot``, unused by the test).
     The rank uses the singular values with tolerance ``max(shape) * eps * sigma_max``.
@@ -238,8 +245,12 @@ def _tolerance(*arrays) -> float:
     return 1e-9 * scale
 
 
-def inverse_dynamics_constraints(model, q, v, qdd_desired, cs, actuated, f_ext=None) -> ConstrainedInverseDynamicsResult:
+def inverse_dynamics_constraints(model: Model, q: ArrayLike, v: ArrayLike, qdd_desired: ArrayLike, cs: ConstraintSet,
+                                 actuated: ArrayLike | ActuationMap, f_ext: object = None,
+                                 ) -> ConstrainedInverseDynamicsResult:
     """Exact constrained inverse dynamics (Koch eq. 5.20) for a fully actuated system.
+
+    ``q (nq,)``, ``v (nv,)``, ``qdd_desired (nv,)``; ``f_ext`` as in :func:`sinews.rnea`.
 
     ``actuated``: see :func:`actuation_map`.  The actuated part of ``qdd_desired`` is imposed;
     the unactuated part is recomputed from the constraints.  See the module docstring.
@@ -302,9 +313,13 @@ def _weight_matrix(weight, H, amap: ActuationMap, weight_scale: float) -> np.nda
 
 
 def inverse_dynamics_constraints_relaxed(
-    model, q, v, qdd_desired, cs, actuated, weight=None, weight_scale: float = 100.0, f_ext=None
+    model: Model, q: ArrayLike, v: ArrayLike, qdd_desired: ArrayLike, cs: ConstraintSet,
+    actuated: ArrayLike | ActuationMap, weight: ArrayLike | None = None, weight_scale: float = 100.0,
+    f_ext: object = None,
 ) -> ConstrainedInverseDynamicsResult:
     """Relaxed constrained inverse dynamics (Koch/Kudruss) for under-actuated systems.
+
+    ``q (nq,)``, ``v (nv,)``, ``qdd_desired (nv,)``; ``f_ext`` as in :func:`sinews.rnea`.
 
     ``weight``: :math:`W` (``n_a x n_a`` symmetric positive definite; a scalar or a vector means
     a multiple of the identity or a diagonal).  Default ``weight_scale * S H S^T`` with

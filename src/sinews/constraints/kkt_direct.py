@@ -40,8 +40,9 @@ def kkt_matrix(H, G):
     return A
 
 
-def solve_kkt(H, G, top, bottom):
-    """``(x, lambda, info)`` with ``info = {"rank": rank(G), "least_squares": bool}``."""
+def solve_kkt(H: np.ndarray, G: np.ndarray, top: np.ndarray, bottom: np.ndarray,
+              ) -> tuple[np.ndarray, np.ndarray, dict]:
+    """``H (n, n)``, ``G (c, n)``, ``top (n,)``, ``bottom (c,)`` -> ``(x (n,), lambda (c,), info)`` with ``info = {"rank": rank(G), "least_squares": bool}``."""
     n, c = H.shape[0], G.shape[0]
     A = kkt_matrix(H, G)
     b = np.concatenate([top, bottom])

@@ -21,6 +21,8 @@ Source: Kokkevis & Metaxas, "Practical physics for articulated characters", GDC 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..aba import _run
@@ -31,12 +33,22 @@ from ._linalg import cross3, solve_psd
 from . import _thin
 from ._thin import compress_rows, is_thin
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ..model import Data, Model
+    from ._kinematics import ConstraintKinematics
+    from .constraint import WrenchEntry
+    from .constraint_set import ConstraintSet
+
 __all__ = ["solve_kokkevis", "entries_to_body_forces"]
 
 
-def entries_to_body_forces(model, kin, entries, out=None, scale=1.0):
+def entries_to_body_forces(model: Model, kin: ConstraintKinematics, entries: Iterable[WrenchEntry],
+                           out: np.ndarray | None = None, scale: float = 1.0) -> np.ndarray:
     """Add wrench entries (world axes, about their points) to ``out[body]`` as body-frame wrenches
-    about the body origins (the ``f_ext`` convention); the world's entries are dropped."""
+    about the body origins (the ``f_ext`` convention); the world's entries are dropped.
+    ``out``: ``(nbodies, 6)`` (returned; new when ``None``)."""
     if out is None:
         out = np.zeros((model.nbodies, 6))
     for e in entries:
@@ -104,8 +116,11 @@ def _responses(model, d, q, tests):
     return D
 
 
-def solve_kokkevis(model, kin, tau, cs, G, gamma, f_ext=None, data=None):
-    """``(qdd, lambda, info)``; ``kin`` holds ``(q, v)``, ``G`` and ``gamma`` are the system's.
+def solve_kokkevis(model: Model, kin: ConstraintKinematics, tau: np.ndarray, cs: ConstraintSet, G: np.ndarray,
+                   gamma: np.ndarray, f_ext: object = None, data: Data | None = None,
+                   ) -> tuple[np.ndarray, np.ndarray, dict]:
+    """``(qdd (nv,), lambda (c,), info)``; ``kin`` holds ``(q (nq,), v (nv,))``, ``tau (nv,)``,
+    ``G (c, nv)`` and ``gamma (c,)`` are the system's.
 
     Sets with many more rows than coordinates (:mod:`sinews.constraints._thin`) are solved on
     their compressed rows ``R = Q^T G``, whose test wrenches are the same combinations

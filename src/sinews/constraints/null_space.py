@@ -32,8 +32,9 @@ from ._linalg import RANK_RTOL, solve_psd
 __all__ = ["solve_null_space"]
 
 
-def solve_null_space(H, G, top, bottom):
-    """``(x, lambda, info)``."""
+def solve_null_space(H: np.ndarray, G: np.ndarray, top: np.ndarray, bottom: np.ndarray,
+                     ) -> tuple[np.ndarray, np.ndarray, dict]:
+    """``H (n, n)``, ``G (c, n)``, ``top (n,)``, ``bottom (c,)`` -> ``(x (n,), lambda (c,), info)``."""
     n, c = H.shape[0], G.shape[0]
     if c == 0:
         x, full, _ = solve_psd(H, top)

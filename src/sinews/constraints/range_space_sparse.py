@@ -22,14 +22,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ltl import ltl_factor
+from typing import TYPE_CHECKING
+
+from ..ltl import LTLFactor, ltl_factor
 from ._linalg import solve_psd
+
+if TYPE_CHECKING:
+    from ..model import Model
 
 __all__ = ["solve_range_space_sparse"]
 
 
-def solve_range_space_sparse(model, H, G, top, bottom, factor=None):
-    """``(x, lambda, info)``; ``factor``: an existing ``LTLFactor`` of ``H`` to reuse."""
+def solve_range_space_sparse(model: Model, H: np.ndarray, G: np.ndarray, top: np.ndarray, bottom: np.ndarray,
+                             factor: LTLFactor | None = None) -> tuple[np.ndarray, np.ndarray, dict]:
+    """``H (nv, nv)``, ``G (c, nv)``, ``top (nv,)``, ``bottom (c,)`` -> ``(x (nv,), lambda (c,), info)``; ``factor``: an existing ``LTLFactor`` of ``H`` to reuse."""
     if factor is None:
         try:
             factor = ltl_factor(model, H)

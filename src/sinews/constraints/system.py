@@ -21,8 +21,10 @@ takes ``group=`` (group, index or name) to evaluate one group only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..crba import crba
 from ..rnea import nonlinear_effects
@@ -30,6 +32,10 @@ from ._callbacks import jacobian_of, rows_of
 from ._kinematics import ConstraintKinematics, _finite_out
 from .constraint import _check_flag
 from .constraint_set import ConstraintSet
+
+if TYPE_CHECKING:
+    from ..model import Data, Model
+    from .constraint import Constraint
 
 __all__ = [
     "ConstrainedSystem",
@@ -106,36 +112,47 @@ def _baumgarte(g, kin):
     return -D * rows_of(g, "velocity_error", kin) - K * rows_of(g, "position_error", kin)
 
 
-def constraint_jacobian(model, q, cs, group=None, data=None) -> np.ndarray:
-    """``G(q)``: rows x nv constraint Jacobian (or the rows of one group)."""
+def constraint_jacobian(model: Model, q: ArrayLike, cs: ConstraintSet, group: int | str | Constraint | None = None,
+                        data: Data | None = None) -> np.ndarray:
+    """``G(q)`` at ``q (nq,)``: the ``(rows, nv)`` constraint Jacobian (or the rows of one group)."""
     groups, n = _groups(model, cs, group)
     return _finite_out(_jacobian(ConstraintKinematics(model, q, None, data), groups, n), "q")
 
 
-def constraint_gamma(model, q, v, cs, group=None, baumgarte=True, data=None) -> np.ndarray:
-    """``gamma(q, v)`` such that ``G qdd = gamma``; includes the Baumgarte terms of the groups
+def constraint_gamma(model: Model, q: ArrayLike, v: ArrayLike, cs: ConstraintSet,
+                     group: int | str | Constraint | None = None, baumgarte: bool = True,
+                     data: Data | None = None) -> np.ndarray:
+    """``gamma(q, v)`` ``(rows,)`` at ``q (nq,)``, ``v (nv,)``:
+    such that ``G qdd = gamma``; includes the Baumgarte terms of the groups
     where it is enabled unless ``baumgarte=False``."""
     baumgarte = _check_flag(baumgarte, "baumgarte")
     groups, n = _groups(model, cs, group)
     return _finite_out(_gamma(ConstraintKinematics(model, q, v, data), groups, n, baumgarte), "q, v")
 
 
-def constraint_position_error(model, q, cs, group=None, data=None) -> np.ndarray:
-    """``phi(q)`` per row (contacts: always 0)."""
+def constraint_position_error(model: Model, q: ArrayLike, cs: ConstraintSet,
+                              group: int | str | Constraint | None = None,
+                              data: Data | None = None) -> np.ndarray:
+    """``phi(q)`` ``(rows,)`` at ``q (nq,)``, per row (contacts: always 0)."""
     groups, n = _groups(model, cs, group)
     kin = ConstraintKinematics(model, q, None, data)
     return _finite_out(_stack(groups, n, lambda g: rows_of(g, "position_error", kin)), "q")
 
 
-def constraint_velocity_error(model, q, v, cs, group=None, data=None) -> np.ndarray:
-    """``phidot(q, v)`` per row (``G v`` for the built-in constraints)."""
+def constraint_velocity_error(model: Model, q: ArrayLike, v: ArrayLike, cs: ConstraintSet,
+                              group: int | str | Constraint | None = None,
+                              data: Data | None = None) -> np.ndarray:
+    """``phidot(q, v)`` ``(rows,)`` at ``q (nq,)``, ``v (nv,)``,
+    per row (``G v`` for the built-in constraints)."""
     groups, n = _groups(model, cs, group)
     kin = ConstraintKinematics(model, q, v, data)
     return _finite_out(_stack(groups, n, lambda g: rows_of(g, "velocity_error", kin)), "q, v")
 
 
-def baumgarte_terms(model, q, v, cs, group=None, data=None) -> np.ndarray:
-    """``-D phidot - K phi`` per row for groups with Baumgarte enabled, 0 elsewhere."""
+def baumgarte_terms(model: Model, q: ArrayLike, v: ArrayLike, cs: ConstraintSet,
+                    group: int | str | Constraint | None = None, data: Data | None = None) -> np.ndarray:
+    """``-D phidot - K phi`` ``(rows,)`` at ``q (nq,)``, ``v (nv,)``,
+    per row for groups with Baumgarte enabled, 0 elsewhere."""
     groups, n = _groups(model, cs, group)
     kin = ConstraintKinematics(model, q, v, data)
     return _finite_out(_stack(groups, n, lambda g: _baumgarte(g, kin) if g.baumgarte_enabled else np.zeros(g.size)), "q, v")
@@ -153,8 +170,10 @@ class ConstrainedSystem:
     velocity_error: np.ndarray
 
 
-def constrained_system(model, q, v, cs, f_ext=None, data=None) -> ConstrainedSystem:
-    """``H``, ``C`` (with gravity and ``f_ext``), ``G``, ``gamma`` (with Baumgarte terms where
+def constrained_system(model: Model, q: ArrayLike, v: ArrayLike, cs: ConstraintSet, f_ext: object = None,
+                       data: Data | None = None) -> ConstrainedSystem:
+    """At ``q (nq,)``, ``v (nv,)``: ``H (nv, nv)``,
+    ``C (nv,)`` (with gravity and ``f_ext``), ``G``, ``gamma`` (with Baumgarte terms where
     enabled) and the position and velocity errors, together (RBDL
     ``CalcConstrainedSystemVariables``)."""
     groups, n = _groups(model, cs, None)

@@ -143,7 +143,7 @@ def get(name: str) -> Demo:
         ) from None
 
 
-def run(name: str, out_dir, quick: bool = False) -> dict:
+def run(name: str, out_dir: str | Path, quick: bool = False) -> dict:
     """Run demo ``name``, writing into ``out_dir`` (created if needed); returns its result."""
     demo = get(name)
     out = Path(out_dir)

@@ -46,7 +46,7 @@ import math
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TextIO
 
 import numpy as np
 
@@ -141,7 +141,7 @@ class DemoOutput:
     replaced by ``_``).  ``console`` (default ``sys.stderr``) receives the "plot skipped" notes.
     """
 
-    def __init__(self, out_dir, name: str, console=None) -> None:
+    def __init__(self, out_dir: str | Path, name: str, console: TextIO | None = None) -> None:
         if not isinstance(name, str) or not name:
             raise ValueError(f"name must be a non-empty string, got {name!r}")
         self.out_dir = Path(out_dir)
@@ -161,7 +161,7 @@ class DemoOutput:
             raise ValueError(f"filename must be a plain file name, got {filename!r}")
         return self.out_dir / filename
 
-    def add_file(self, path) -> Path:
+    def add_file(self, path: str | Path) -> Path:
         """Record a file the demo wrote itself (listed in the summary and the result)."""
         path = Path(path)
         if path not in self.files:
@@ -199,7 +199,7 @@ class DemoOutput:
         return self.add_file(path)
 
     # ------------------------------------------------------------------ plots
-    def plot(self, filename: str, draw: Callable[[Any], None], *, figsize=(7.5, 5.0), dpi: int = 110) -> Path | None:
+    def plot(self, filename: str, draw: Callable[[Any], None], *, figsize: tuple[float, float] = (7.5, 5.0), dpi: int = 110) -> Path | None:
         """Call ``draw(fig)`` on a new matplotlib figure and save it as ``filename`` (PNG).
 
         Every axes with data must label both axes with a unit in square brackets (``ValueError``

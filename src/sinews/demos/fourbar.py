@@ -30,10 +30,16 @@ from __future__ import annotations
 import pathlib
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from sinews.simulate import rk4_step
+
+if TYPE_CHECKING:
+    from sinews import Model
+    from sinews.constraints import ConstraintSet
 
 from . import _args
 from ._output import DemoOutput
@@ -47,7 +53,7 @@ COUPLER = 2.0
 ROCKER = 1.5
 
 
-def build_model():
+def build_model() -> Model:
     """Crank (1 kg), coupler (2 kg), rocker (1.5 kg): uniform rods on revolute-z joints."""
     import sinews
     from sinews import SpatialInertia, Transform
@@ -60,7 +66,7 @@ def build_model():
     return m
 
 
-def build_constraints(model, baumgarte: bool, time_constant: float = 0.05):
+def build_constraints(model: Model, baumgarte: bool, time_constant: float = 0.05) -> ConstraintSet:
     """Loop closure: coupler far end == rocker tip (rows x and y of the coupler's end frame)."""
     from sinews import Transform
     from sinews.constraints import ConstraintSet
@@ -82,8 +88,9 @@ def build_constraints(model, baumgarte: bool, time_constant: float = 0.05):
     return cs.bind(model)
 
 
-def initial_state(model, cs):
-    """Assemble q near a rough guess (keeping the two ground angles) and a consistent qdot."""
+def initial_state(model: Model, cs: ConstraintSet) -> tuple[np.ndarray, np.ndarray]:
+    """Assemble q near a rough guess (keeping the two ground angles) and a consistent qdot:
+    ``(q (nq,), v (nv,))``."""
     from sinews.constraints import assemble_q, assemble_qdot
 
     guess = np.array([np.pi / 2, -1.2, 1.8])
@@ -94,10 +101,12 @@ def initial_state(model, cs):
     return ra.q, rv.v
 
 
-def simulate(model, cs, q0, v0, t_end: float, dt: float, label: str = "", progress: bool = False):
+def simulate(model: Model, cs: ConstraintSet, q0: ArrayLike, v0: ArrayLike, t_end: float, dt: float,
+             label: str = "", progress: bool = False) -> tuple[np.ndarray, ...]:
     """RK4 on (q, v) with ``forward_dynamics_constraints(method="direct")``, tau = 0.
 
-    Returns (t, q, v, phi, phidot, energy) arrays, sampled every step.  ``ValueError`` (naming
+    ``q0 (nq,)``, ``v0 (nv,)``.  Returns (t (n+1,), q (n+1, nq), v (n+1, nv), phi (n+1,),
+    phidot (n+1,), energy (n+1,)) arrays, sampled every step.  ``ValueError`` (naming
     the argument) for bad ``q0``, ``v0``, ``t_end`` or ``dt``, or when the motion overflows.
     """
     import sinews

@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import os
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._output import DemoOutput
+
+if TYPE_CHECKING:
+    from ..sim import Scene
 from .quadruped import pd_controller, robots_dir, warm_up
 
 NAME = "humanoid-fall"
@@ -43,7 +47,7 @@ OMEGA = 2 * np.pi * 6.0  # rad/s, PD bandwidth
 FRICTION = 0.8
 
 
-def talos_scene():
+def talos_scene() -> tuple[Scene, np.ndarray]:
     """(scene, q_half_sitting) of Talos on the ground (see the module docstring)."""
     from ..sim.scenes_io import scene_from_urdf
 
@@ -59,7 +63,7 @@ def talos_scene():
     return scene, q
 
 
-def run(out_dir, quick: bool = False) -> dict:
+def run(out_dir: str | os.PathLike, quick: bool = False) -> dict:
     from ..crba import crba
     from ..sim import simulate
     from ..sim.scenes_io import place_on_ground

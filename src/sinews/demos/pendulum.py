@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 import sinews
 from sinews import joints as J
@@ -62,8 +63,8 @@ def build_model(n_links: int = 3, length: float = LENGTH, mass: float = MASS) ->
     return model
 
 
-def joint_positions(model, q, length: float = LENGTH) -> np.ndarray:
-    """World (x, z) of the pivot and of every link end, shape (n_links + 1, 2)."""
+def joint_positions(model: sinews.Model, q: ArrayLike, length: float = LENGTH) -> np.ndarray:
+    """World (x, z) of the pivot and of every link end at ``q (nq,)``, shape (n_links + 1, 2)."""
     length = _args.real_scalar(length, "length")
     pts = [np.zeros(3)]
     for b in model.bodies[1:]:

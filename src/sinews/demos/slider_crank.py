@@ -29,10 +29,16 @@ from __future__ import annotations
 import pathlib
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from sinews.simulate import rk4_step
+
+if TYPE_CHECKING:
+    from sinews import Model
+    from sinews.constraints import ConstraintSet
 
 from . import _args
 from ._output import DemoOutput
@@ -46,7 +52,7 @@ CRANK_TORQUE = 8.0  # [N m]
 CRANK_DAMPING = 1.0  # viscous damping at the crank bearing [N m s]
 
 
-def build_model():
+def build_model() -> Model:
     """Crank (1 kg), rod (1 kg), slider (2 kg); q = (theta, psi (rod relative), x)."""
     import sinews
     from sinews import SpatialInertia, Transform
@@ -59,7 +65,7 @@ def build_model():
     return m
 
 
-def build_constraints(model, baumgarte: bool = True, time_constant: float = 0.05):
+def build_constraints(model: Model, baumgarte: bool = True, time_constant: float = 0.05) -> ConstraintSet:
     from sinews import Transform
     from sinews.constraints import ConstraintSet
 
@@ -74,13 +80,15 @@ def build_constraints(model, baumgarte: bool = True, time_constant: float = 0.05
     return cs.bind(model)
 
 
-def slider_position(theta):
+def slider_position(theta: ArrayLike) -> np.ndarray:
     """Closed-form slider position for crank angle ``theta`` (a number or an array)."""
     theta = _args.finite(theta, "theta")
     return CRANK * np.cos(theta) + np.sqrt(ROD**2 - (CRANK * np.sin(theta)) ** 2)
 
 
-def initial_state(model, cs, theta0: float = np.pi / 3, omega0: float = 1.0):
+def initial_state(model: Model, cs: ConstraintSet, theta0: float = np.pi / 3,
+                  omega0: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Assembled ``(q (nq,), v (nv,))`` at crank angle ``theta0`` and crank speed ``omega0``."""
     from sinews.constraints import assemble_q, assemble_qdot
 
     theta0 = _args.real_scalar(theta0, "theta0")

@@ -40,7 +40,7 @@ PERIOD = 2.0  # s
 AMPLITUDE = {"heave": 0.08, "surge": 0.06, "roll": 0.12}  # m, m, rad
 
 
-def pose(t, home):
+def pose(t: float, home: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Prescribed platform pose ``(R, p)`` at time ``t``."""
     from sinews.spatial import rot_x
 

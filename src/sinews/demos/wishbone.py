@@ -24,10 +24,15 @@ from __future__ import annotations
 import math
 import pathlib
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._output import DemoOutput
+
+if TYPE_CHECKING:
+    from ..loops.examples import Mechanism
 
 NAME = "wishbone"
 DESCRIPTION = "double-wishbone suspension (pin and ball loops): camber and toe vs wheel travel, spring-damper drop"
@@ -35,7 +40,7 @@ DESCRIPTION = "double-wishbone suspension (pin and ball loops): camber and toe v
 SPRING = (1500.0, 40.0)  # torsion bar on the upper-arm pivot: N m/rad, N m s/rad
 
 
-def sweep(mech, angles):
+def sweep(mech: Mechanism, angles: ArrayLike) -> tuple[np.ndarray, ...]:
     """Closed configurations for the lower-arm ``angles``; returns (q list, travel m, camber rad,
     toe rad, residuals)."""
     import sinews

@@ -42,7 +42,8 @@ def _rod(mass, length, axis=0, radius=0.01):
     return SpatialInertia(mass, c, np.diag(I))
 
 
-def slider_crank(crank=0.1, rod=0.35, masses=(1.0, 0.8, 0.5)):
+def slider_crank(crank: float = 0.1, rod: float = 0.35,
+                 masses: tuple[float, float, float] = (1.0, 0.8, 0.5)) -> Mechanism:
     """Crank (revolute z at the origin), connecting rod (revolute z at the crank pin), slider
     (prismatic x on the ground); a pin loop closes the rod tip on the slider.
 
@@ -57,7 +58,7 @@ def slider_crank(crank=0.1, rod=0.35, masses=(1.0, 0.8, 0.5)):
     return Mechanism(m, cs, q0, {"crank": crank, "rod": rod})
 
 
-def four_bar(ground=0.4, crank=0.1, coupler=0.35, rocker=0.3):
+def four_bar(ground: float = 0.4, crank: float = 0.1, coupler: float = 0.35, rocker: float = 0.3) -> Mechanism:
     """Planar four-bar: crank (revolute z at the origin), coupler (on the crank tip), rocker
     (revolute z at ``(ground, 0, 0)``); a pin loop joins the coupler tip to the rocker tip.
     The default lengths are a Grashof crank-rocker (s + l <= p + q, the crank is shortest); the
@@ -94,7 +95,8 @@ def _circles(c1, r1, c2, r2, upper=True):
     return p1 if (p1[1] >= p2[1]) == upper else p2
 
 
-def shaft_pair(angle=0.5, joint_type="constant_velocity", inertias=(0.02, 0.05)):
+def shaft_pair(angle: float = 0.5, joint_type: str = "constant_velocity",
+               inertias: tuple[float, float] = (0.02, 0.05)) -> Mechanism:
     """Two shafts on revolute bearings whose axes meet at the point ``(0, 0, 0.5)`` with the
     bend ``angle`` between them, coupled by a ``"constant_velocity"`` or ``"universal"`` loop
     at that point.  Shaft 1 turns about z; shaft 2 about ``(sin a, 0, cos a)``.  The universal
@@ -127,7 +129,7 @@ _WB = {
 }
 
 
-def double_wishbone(spring=None):
+def double_wishbone(spring: dict | None = None) -> Mechanism:
     """A double-wishbone suspension corner (chassis = world; x forward, y outward, z up).
 
     Tree: lower control arm (LCA, revolute about x) -> spindle (spherical joint: the lower ball
@@ -178,8 +180,9 @@ def _stewart_points(base_radius, platform_radius, half_angle):
     return B, P
 
 
-def stewart_platform(base_radius=1.0, platform_radius=0.6, height=1.0, half_angle=10.0,
-                     platform_mass=20.0, leg_masses=(2.0, 1.0)):
+def stewart_platform(base_radius: float = 1.0, platform_radius: float = 0.6, height: float = 1.0,
+                     half_angle: float = 10.0, platform_mass: float = 20.0,
+                     leg_masses: tuple[float, float] = (2.0, 1.0)) -> Mechanism:
     """A 6-6 Stewart-Gough platform: six universal-prismatic-ball (UPS) legs.
 
     Each leg: a lower tube on a universal joint at base point ``B_i`` (joint frame: z along the
@@ -230,13 +233,13 @@ def _z_along(d):
     return np.column_stack([x, y, d])
 
 
-def stewart_leg_lengths(mech, R, p):
+def stewart_leg_lengths(mech: Mechanism, R: ArrayLike, p: ArrayLike) -> np.ndarray:
     """Inverse kinematics in closed form: the six leg lengths ``|p + R P_i - B_i|``."""
     B, P = mech.info["B"], mech.info["P"]
     return np.linalg.norm(p + P @ np.asarray(R).T - B, axis=1)
 
 
-def stewart_configuration(mech, R, p):
+def stewart_configuration(mech: Mechanism, R: ArrayLike, p: ArrayLike) -> np.ndarray:
     """The closed configuration with the platform at pose ``(R, p)`` (closed-form inverse
     kinematics of every leg: universal angles and length)."""
     m = mech.model

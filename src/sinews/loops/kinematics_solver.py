@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import finite_vector, integer
 from ..configuration import _check_unit_quaternions, integrate
@@ -40,6 +42,9 @@ from ..constraints.constraint import _real_scalar
 from ..constraints.constraint_set import ConstraintSet
 from ..constraints.system import (constraint_gamma, constraint_jacobian, constraint_position_error,
                                   constraint_velocity_error)
+
+if TYPE_CHECKING:
+    from ..model import Data, Model
 
 __all__ = ["ConstraintKinematicsSolver", "KinematicsSolution"]
 
@@ -76,7 +81,7 @@ class ConstraintKinematicsSolver:
     """Solve the constraints of ``cs`` (bound to ``model`` on creation) for the coordinates not
     frozen; see the module docstring."""
 
-    def __init__(self, model, cs, data=None):
+    def __init__(self, model: Model, cs: ConstraintSet, data: Data | None = None) -> None:
         if not isinstance(cs, ConstraintSet):
             raise ValueError(f"cs must be a sinews.constraints.ConstraintSet, got {type(cs).__name__}")
         cs._ensure_bound(model)
@@ -99,7 +104,7 @@ class ConstraintKinematicsSolver:
             raise ValueError(f"which must be one of {_WHICH}, got {which!r}")
         return ("q", "u") if which == "both" else (which,)
 
-    def freeze(self, joint, index=0, which="both") -> "ConstraintKinematicsSolver":
+    def freeze(self, joint: int | str, index: int = 0, which: str = "both") -> "ConstraintKinematicsSolver":
         """Hold coordinate ``index`` of ``joint`` (child body id or name) at ``which`` level
         (``"q"``, ``"u"`` or ``"both"``); returns ``self``."""
         i = self._index(joint, index)
@@ -107,7 +112,8 @@ class ConstraintKinematicsSolver:
             self._frozen[w].add(i)
         return self
 
-    def unfreeze(self, joint=None, index=0, which="both") -> "ConstraintKinematicsSolver":
+    def unfreeze(self, joint: int | str | None = None, index: int = 0,
+                 which: str = "both") -> "ConstraintKinematicsSolver":
         """Release one coordinate, or every coordinate when ``joint`` is None."""
         if joint is None:
             for w in self._which(which):
@@ -118,7 +124,7 @@ class ConstraintKinematicsSolver:
             self._frozen[w].discard(i)
         return self
 
-    def frozen(self, which="q") -> np.ndarray:
+    def frozen(self, which: str = "q") -> np.ndarray:
         """Velocity indices frozen at level ``"q"`` or ``"u"``."""
         if which not in ("q", "u"):
             raise ValueError(f"which must be 'q' or 'u', got {which!r}")
@@ -138,7 +144,7 @@ class ConstraintKinematicsSolver:
         g = self.cs.group_by_assigned_id(r)
         return f"; largest error {abs(phi[r]):.3g} in group {g.label!r} (row {r - g.row_start} of {g.size})"
 
-    def solve_q(self, q, tol: float = 1e-10, max_iter: int = 50) -> KinematicsSolution:
+    def solve_q(self, q: ArrayLike, tol: float = 1e-10, max_iter: int = 50) -> KinematicsSolution:
         """Configuration near ``q`` with ``max |phi| <= tol`` moving only the coordinates not
         frozen at ``"q"`` level."""
         model = self.model
@@ -196,7 +202,7 @@ class ConstraintKinematicsSolver:
                                    f"residual {res:.3g}{self._report(r)}")
         return KinematicsSolution(x, level, res, 1, ok, msg, rank)
 
-    def solve_u(self, q, v, tol: float = 1e-10) -> KinematicsSolution:
+    def solve_u(self, q: ArrayLike, v: ArrayLike, tol: float = 1e-10) -> KinematicsSolution:
         """Velocities closest to ``v`` (free ones changed, frozen ``"u"`` ones held) with
         ``G(q) v = 0``."""
         q = finite_vector(q, self.model.nq, "q")
@@ -204,7 +210,7 @@ class ConstraintKinematicsSolver:
         G = constraint_jacobian(self.model, q, self.cs, data=self.data)
         return self._linear("u", v, G, np.zeros(G.shape[0]), _tol(tol), "u")
 
-    def solve_udot(self, q, v, qdd, tol: float = 1e-10) -> KinematicsSolution:
+    def solve_udot(self, q: ArrayLike, v: ArrayLike, qdd: ArrayLike, tol: float = 1e-10) -> KinematicsSolution:
         """Accelerations closest to ``qdd`` (frozen ``"u"`` ones held) with
         ``G(q) qdd = gamma(q, v)`` (no Baumgarte terms)."""
         q = finite_vector(q, self.model.nq, "q")
@@ -214,7 +220,7 @@ class ConstraintKinematicsSolver:
         gam = constraint_gamma(self.model, q, v, self.cs, baumgarte=False, data=self.data)
         return self._linear("udot", qdd, G, gam, _tol(tol), "u")
 
-    def errors(self, q, v=None):
+    def errors(self, q: ArrayLike, v: ArrayLike | None = None) -> tuple[float, float | None]:
         """``(max |phi|, max |G v|)`` at a state (the second is None without ``v``)."""
         phi = constraint_position_error(self.model, q, self.cs, data=self.data)
         e = float(np.abs(phi).max()) if phi.size else 0.0

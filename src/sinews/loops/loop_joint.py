@@ -68,14 +68,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import finite_vector, real_scalar
 from ..constraints._kinematics import ConstraintKinematics
 from ..constraints.constraint import Constraint, WrenchEntry, _check_body, _real_scalar, loop_gamma
 from ..spatial import Transform, _left_jacobian_so3, log_so3, matrix_to_quat
 from ..spatial import as_transform as _as_transform
+
+if TYPE_CHECKING:
+    from ..model import Data, Model, TransformLike
 
 __all__ = ["LoopJoint", "ConstraintNode", "QMats", "CutJointState", "JOINT_TYPES", "joint_type_name"]
 
@@ -110,7 +115,7 @@ _COORD_NAMES = {"pin": ("angle",), "slider": ("z",), "cylindrical": ("angle", "z
                 "screw": ("angle",), "constant_velocity": ("phi_x", "phi_y")}
 
 
-def joint_type_name(joint_type) -> str:
+def joint_type_name(joint_type: int | str) -> str:
     """The canonical name of a cut-joint type (aliases: revolute, prismatic, hooke, spherical,
     weld/fixed, helical, cv/convel); ``ValueError`` naming ``joint_type`` otherwise."""
     if isinstance(joint_type, str):
@@ -173,7 +178,7 @@ class ConstraintNode:
     ``X_body_node`` on it, ``role`` (``"source"`` or ``"target"``), ``loop``, ``name``.  Its
     reaction wrench after a dynamics call: :func:`sinews.loops.node_wrenches`."""
 
-    def __init__(self, loop, role, body, X_body_node):
+    def __init__(self, loop: LoopJoint, role: str, body: int, X_body_node: Transform) -> None:
         self.loop = loop
         self.role = role
         self.body = body
@@ -201,8 +206,10 @@ class LoopJoint(Constraint):
 
     type = "loop_joint"
 
-    def __init__(self, source, target, joint_type, X_source=None, X_target=None, *, axis=None, pitch=0.0,
-                 name=None, id=None, baumgarte=False, time_constant=0.1):
+    def __init__(self, source: int | str, target: int | str | None, joint_type: str,
+                 X_source: TransformLike | None = None, X_target: TransformLike | None = None, *,
+                 axis: ArrayLike | None = None, pitch: float = 0.0, name: str | None = None,
+                 id: int | None = None, baumgarte: bool = False, time_constant: float = 0.1) -> None:
         super().__init__(name, id, baumgarte, time_constant)
         self.joint_type = joint_type_name(joint_type)
         self.source = _check_body(source, "source")
@@ -241,7 +248,7 @@ class LoopJoint(Constraint):
         self._src = self._tgt = None
 
     @property
-    def target_node(self):
+    def target_node(self) -> ConstraintNode | None:
         """The target :class:`ConstraintNode`, ``None`` when the target is the world (as in
         Karana: the inertial frame is no body)."""
         return None if self._tgt == 0 or self.target in (0, "world") else self._target_node
@@ -273,7 +280,7 @@ class LoopJoint(Constraint):
                 f"name={self.name!r} rows={self.row_start}:{self.row_start + self.size}>")
 
     # ------------------------------------------------------------------ binding
-    def bind(self, model) -> None:
+    def bind(self, model: Model) -> None:
         self._src = model._resolve_body(self.source, "source")
         self._tgt = model._resolve_body(self.target, "target")
         if self._src == self._tgt:
@@ -297,7 +304,7 @@ class LoopJoint(Constraint):
         (screw row); see the module docstring for G, gamma and phi of each kind."""
         return [(kind, self.pitch if kind == "S" else spec) for kind, spec in self._rows]
 
-    def compiled_loop_rows(self):
+    def compiled_loop_rows(self) -> dict | None:
         """``None``, or (after bind, for loops whose rows are all translations: the ball joint)
         the rows as an RBDL-style :class:`~sinews.constraints.LoopConstraint` with
         predecessor = source and successor = target (identical G, gamma and phi)."""
@@ -310,13 +317,13 @@ class LoopJoint(Constraint):
                 "X_successor": self.X_target, "axes": axes, "positional": np.ones(self.size, dtype=bool)}
 
     # ------------------------------------------------------------------ geometry
-    def frames(self, kin):
+    def frames(self, kin: ConstraintKinematics) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """World poses ``(R_s, o_s, R_t, o_t)`` of the source and target frames."""
         R_s, o_s = kin.frame_pose(self._src, self.X_source.R, self.X_source.p)
         R_t, o_t = kin.frame_pose(self._tgt, self.X_target.R, self.X_target.p)
         return R_s, o_s, R_t, o_t
 
-    def world_directions(self, R_s, R_t) -> np.ndarray:
+    def world_directions(self, R_s: np.ndarray, R_t: np.ndarray) -> np.ndarray:
         """``(size, 6)`` world spatial directions ``D_i = [n_i; d_i]`` (at the target origin)."""
         D = np.zeros((self.size, 6))
         for r, (kind, spec) in enumerate(self._rows):
@@ -331,15 +338,15 @@ class LoopJoint(Constraint):
         return D
 
     # ------------------------------------------------------------------ rows
-    def jacobian(self, kin):
+    def jacobian(self, kin: ConstraintKinematics) -> np.ndarray:
         R_s, _, R_t, o_t = self.frames(kin)
         return self.world_directions(R_s, R_t) @ (kin.jacobian6(self._tgt, o_t) - kin.jacobian6(self._src, o_t))
 
-    def velocity_error(self, kin):
+    def velocity_error(self, kin: ConstraintKinematics) -> np.ndarray:
         R_s, _, R_t, o_t = self.frames(kin)
         return self.world_directions(R_s, R_t) @ (kin.velocity6(self._tgt, o_t) - kin.velocity6(self._src, o_t))
 
-    def gamma(self, kin):
+    def gamma(self, kin: ConstraintKinematics) -> np.ndarray:
         R_s, _, R_t, o_t = self.frames(kin)
         D = self.world_directions(R_s, R_t)
         out = loop_gamma(kin, self._src, self._tgt, o_t, D)  # right for directions turning with the source
@@ -356,7 +363,7 @@ class LoopJoint(Constraint):
                 out[r] = -(D[r, :3] @ dal) - ndot @ dw
         return out
 
-    def position_error(self, kin):
+    def position_error(self, kin: ConstraintKinematics) -> np.ndarray:
         R_s, o_s, R_t, o_t = self.frames(kin)
         r = o_t - o_s
         phi = np.empty(self.size)
@@ -372,7 +379,7 @@ class LoopJoint(Constraint):
                 phi[k] = e - period * round(e / period) if period > 0.0 else e
         return phi
 
-    def wrench_entries(self, kin, multipliers):
+    def wrench_entries(self, kin: ConstraintKinematics, multipliers: ArrayLike) -> list[WrenchEntry]:
         R_s, _, R_t, o_t = self.frames(kin)
         w = self.world_directions(R_s, R_t).T @ np.asarray(multipliers, float)
         return [WrenchEntry(self._src, R_s, o_t.copy(), -w), WrenchEntry(self._tgt, R_t, o_t, w)]
@@ -384,8 +391,8 @@ class LoopJoint(Constraint):
             raise ValueError("model is not the model this loop's ConstraintSet is bound to")
         return ConstraintKinematics(model, q, v, data)
 
-    def qmats(self, model, q, data=None) -> QMats:
-        """``source_Q``, ``target_Q``, ``rel_Q`` at configuration ``q`` (see the module
+    def qmats(self, model: Model, q: ArrayLike, data: Data | None = None) -> QMats:
+        """``source_Q``, ``target_Q``, ``rel_Q`` at configuration ``q (nq,)`` (see the module
         docstring)."""
         kin = self._kin(model, q, None, data)
         R_s, o_s, R_t, o_t = self.frames(kin)
@@ -397,7 +404,7 @@ class LoopJoint(Constraint):
         src = -np.hstack([(n + np.cross(r, d)) @ R_s, d @ R_s])
         return QMats(src, tgt, rel)
 
-    def motion_map(self, R) -> np.ndarray:
+    def motion_map(self, R: np.ndarray) -> np.ndarray:
         """The cut joint's motion map ``H`` (6 x n_h, source axes, at the target origin) at the
         relative rotation ``R``."""
         t = self.joint_type
@@ -449,8 +456,10 @@ class LoopJoint(Constraint):
             V = np.concatenate([R_s.T @ dnu[:3], R_s.T @ dnu[3:]])
         return R, p, V
 
-    def cut_state(self, model, q, v=None, data=None) -> CutJointState:
-        """The cut joint's coordinates (and velocities when ``v`` is given) at ``(q, v)``."""
+    def cut_state(self, model: Model, q: ArrayLike, v: ArrayLike | None = None,
+                  data: Data | None = None) -> CutJointState:
+        """The cut joint's coordinates (and velocities when ``v`` is given) at ``q (nq,)``,
+        ``v (nv,)``."""
         kin = self._kin(model, q, v, data)
         R, p, V = self._relative(kin, v is not None)
         H = self.motion_map(R)
@@ -458,7 +467,9 @@ class LoopJoint(Constraint):
         return CutJointState(self.joint_type, _COORD_NAMES[self.joint_type], self._coordinates(R, p), u, R, p, V, H)
 
     # ------------------------------------------------------------------ cut-joint forces
-    def set_cut_force(self, stiffness=None, damping=None, rest=None, motor=None) -> None:
+    def set_cut_force(self, stiffness: float | ArrayLike | None = None,
+                      damping: float | ArrayLike | None = None, rest: float | ArrayLike | None = None,
+                      motor: float | ArrayLike | None = None) -> None:
         """Forces on the cut joint's own coordinates, ``tau_c = -K (q_c - rest) - C u_c + motor``:
         ``stiffness`` K, ``damping`` C (scalars or one per coordinate of ``u_c``), ``rest``
         (default 0; ball and constant-velocity joints: the spring acts on the rotation vector,
@@ -513,17 +524,18 @@ class LoopJoint(Constraint):
                     else self._motor)
         return tau
 
-    def cut_spring_energy(self, model, q, data=None) -> float:
-        """Potential energy ``1/2 K (q_c - rest)^2`` stored in the cut-joint spring."""
+    def cut_spring_energy(self, model: Model, q: ArrayLike, data: Data | None = None) -> float:
+        """Potential energy ``1/2 K (q_c - rest)^2`` stored in the cut-joint spring at ``q (nq,)``."""
         if self._stiffness is None:
             return 0.0
         dev = self._deviation(self.cut_state(model, q, None, data))
         return 0.5 * float(self._stiffness @ (dev * dev))
 
-    def cut_force_wrenches(self, model, q, tau_cut, data=None):
+    def cut_force_wrenches(self, model: Model, q: ArrayLike, tau_cut: ArrayLike,
+                           data: Data | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The wrenches ``(W_source, W_target)`` (world axes, ``[moment about o_t; force]``) that
-        the cut-joint force ``tau_cut`` applies to the two bodies (equal and opposite; Karana's
-        ``spExternalForceFromT``)."""
+        the cut-joint force ``tau_cut`` applies to the two bodies at ``q (nq,)`` (equal and
+        opposite; Karana's ``spExternalForceFromT``)."""
         kin = self._kin(model, q, None, data)
         return self._cut_wrench(kin, tau_cut)[1:]
 
@@ -537,8 +549,9 @@ class LoopJoint(Constraint):
         Fw = np.concatenate([R_s @ F[:3], R_s @ F[3:]])
         return o_t, -Fw, Fw
 
-    def cut_force_generalized(self, model, q, tau_cut, data=None) -> np.ndarray:
-        """The generalised force (length nv) of the cut-joint force ``tau_cut``:
+    def cut_force_generalized(self, model: Model, q: ArrayLike, tau_cut: ArrayLike,
+                              data: Data | None = None) -> np.ndarray:
+        """The generalised force ``(nv,)`` of the cut-joint force ``tau_cut`` at ``q (nq,)``:
         ``(J6_t(o_t) - J6_s(o_t))^T F_world``."""
         kin = self._kin(model, q, None, data)
         return self._generalized(kin, tau_cut)

@@ -18,12 +18,17 @@ results instead of storing them on the model, so they are computed from the resu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..constraints._kinematics import ConstraintKinematics
 from ..constraints.constraint_set import ConstraintSet
 from .loop_joint import ConstraintNode, LoopJoint
+
+if TYPE_CHECKING:
+    from ..model import Data, Model
 
 __all__ = ["NodeWrench", "node_wrenches", "cut_joint_forces"]
 
@@ -59,8 +64,8 @@ def _per_row(cs, multipliers):
     return finite_vector(multipliers, cs.size, "multipliers")
 
 
-def node_wrenches(model, q, cs, multipliers, data=None) -> dict:
-    """``{node name: NodeWrench}`` for every node of every loop of ``cs`` (``"<loop
+def node_wrenches(model: Model, q: ArrayLike, cs: ConstraintSet, multipliers: object, data: Data | None = None) -> dict:
+    """``{node name: NodeWrench}`` at ``q (nq,)`` for every node of every loop of ``cs`` (``"<loop
     label>/source"``, ``"<loop label>/target"``; a target on the world has no node).
 
     ``multipliers``: a forward-dynamics (or impulse) result of ``cs`` or its per-row vector
@@ -85,9 +90,10 @@ def node_wrenches(model, q, cs, multipliers, data=None) -> dict:
     return out
 
 
-def cut_joint_forces(model, q, v, cs, data=None) -> np.ndarray:
+def cut_joint_forces(model: Model, q: ArrayLike, v: ArrayLike, cs: ConstraintSet,
+                     data: Data | None = None) -> np.ndarray:
     """The generalised force (length nv) of the cut-joint springs, dampers and motors of every
-    :class:`LoopJoint` of ``cs`` (:meth:`LoopJoint.set_cut_force`) at ``(q, v)``; add it to
+    :class:`LoopJoint` of ``cs`` (:meth:`LoopJoint.set_cut_force`) at ``q (nq,)``, ``v (nv,)``; add it to
     ``tau``.  Zero when no loop carries forces."""
     _check_set(model, cs)
     kin = ConstraintKinematics(model, q, v, data)
