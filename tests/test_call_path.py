@@ -1,6 +1,7 @@
-"""The fast call path of rnea / crba / aba (sinews._entry): same results and the same errors as
+"""The fast call path of rnea / crba / aba / minverse (sinews._entry): same results and the same errors as
 the checked path, for every kind of argument, and from several threads."""
 
+import re
 import threading
 
 import numpy as np
@@ -13,6 +14,7 @@ from sinews.sample_models import arm7, quadruped12
 rnea_mod = __import__("sinews.rnea", fromlist=["_rnea"])
 crba_mod = __import__("sinews.crba", fromlist=["_crba"])
 aba_mod = __import__("sinews.aba", fromlist=["_aba"])
+minv_mod = __import__("sinews.minv", fromlist=["_minverse"])
 
 
 @pytest.fixture(params=[arm7, quadruped12])
@@ -28,22 +30,23 @@ def _checked(m, q, v, a):
         rnea_mod._rnea(m, q, v, a, None, None, None),
         crba_mod._crba(m, q, None),
         aba_mod._aba(m, q, v, a, None, None, None),
+        minv_mod._minverse(m, q, m.data()),
     )
 
 
 def _fast(m, q, v, a):
-    return sinews.rnea(m, q, v, a), sinews.crba(m, q), sinews.aba(m, q, v, a)
+    return sinews.rnea(m, q, v, a), sinews.crba(m, q), sinews.aba(m, q, v, a), sinews.minverse(m, q)
 
 
 def test_fast_path_matches_checked_path(state):
     m, q, v, a = state
     for _ in range(3):  # the first call binds the thread's workspace, later ones take the fast path
         fast = _fast(m, q, v, a)
-    assert m._tls.fast is not None
+    assert m._tls.fast is not None and m._tls.minv is not None
     for x, y in zip(fast, _checked(m, q, v, a)):
         assert np.array_equal(x, y)
     # after the first calls the entry kernels are bound and refuse to compile other signatures
-    for mod, name in ((rnea_mod, "_RNEA"), (crba_mod, "_CRBA"), (aba_mod, "_ABA")):
+    for mod, name in ((rnea_mod, "_RNEA"), (crba_mod, "_CRBA"), (aba_mod, "_ABA"), (minv_mod, "_MINV")):
         disp = getattr(mod, name)
         assert not isinstance(disp, _entry.Lazy)
         assert len(disp.signatures) == 1 and not disp._can_compile
@@ -89,11 +92,37 @@ def test_errors_are_the_same(state):
         sinews.crba(m, q[:-1])
     with pytest.raises(ValueError, match="complex"):
         sinews.aba(m, q, v.astype(complex), a)
+    with pytest.raises(ValueError, match="shape"):
+        sinews.minverse(m, q[:-1])
     if m.compiled.has_quaternion:
         qz = q.copy()
         qz[3:7] = 0.0
         with pytest.raises(ValueError, match=r"q\[3:7\] is a zero"):
             sinews.crba(m, qz)
+        with pytest.raises(ValueError, match=r"q\[3:7\] is a zero"):
+            sinews.minverse(m, qz)
+
+
+@pytest.mark.parametrize("scale", [1e100, 1e160, 1e200, 1e300])
+def test_overflow_is_reported_the_same_way(state, scale):
+    """A finite q whose result overflows: the fast entry kernels check the whole output (crba:
+    exponent bits over all of M) and must agree with the checked path, error or result."""
+    m, q, v, a = state
+    _fast(m, q, v, a)
+    qb = q.copy()
+    qb[0] = scale  # the free-flyer's x (quadruped12) or the first joint angle (arm7)
+    for fast, checked in (
+        (lambda: sinews.crba(m, qb), lambda: crba_mod._crba(m, qb, m.data())),
+        (lambda: sinews.minverse(m, qb), lambda: minv_mod._minverse(m, qb, m.data())),
+    ):
+        try:
+            expect = checked()
+        except ValueError as exc:
+            with pytest.raises(ValueError, match=re.escape(str(exc))):
+                fast()
+            continue
+        got = fast()
+        assert np.array_equal(got, expect, equal_nan=True)
 
 
 def test_threads(state):

@@ -245,9 +245,35 @@ def crba_core(M, mi, mf, ws):
 
 @njit(cache=True)
 def crba_x(q, M, mi, mf, ws):
-    """:func:`crba` after checking the length of q and the shape of M (which it zeroes)."""
+    """:func:`crba` after checking the length of q and the shape of M (which it zeroes).  The
+    finiteness of the result is checked on the whole of ``M`` (zero outside the written
+    entries) with a vectorised test of the exponent bits instead of :func:`crba`'s walk over
+    the ancestor entries."""
     nq, nv = _dims(mi)
     if q.shape[0] != nq or M.shape[0] != nv or M.shape[1] != nv:
         return BAD_SHAPE
+    code = check_q(q, mi)
+    if code != 0:
+        return code
     M[:, :] = 0.0
-    return crba(q, M, mi, mf, ws)
+    joint_pass(q, q, mi, mf, ws, np.int64(2))
+    crba_core(M, mi, mf, ws)
+    if not_finite_bits(M.reshape(nv * nv)):
+        return NOT_FINITE
+    return 0
+
+
+_EXP = np.uint64(0x7FF0000000000000)  # the exponent bits of a float64: all set for inf and NaN
+
+
+@njit(cache=True)
+def not_finite_bits(x):
+    """Whether the contiguous float64 vector ``x`` holds an inf or a NaN: the largest exponent
+    field over ``x`` (an unsigned maximum, which LLVM vectorises) is all ones."""
+    b = x.view(np.uint64)
+    acc = np.uint64(0)
+    for i in range(b.shape[0]):
+        e = b[i] & _EXP
+        if e > acc:
+            acc = e
+    return acc == _EXP

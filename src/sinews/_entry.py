@@ -1,4 +1,4 @@
-"""The fast call path of the public tree algorithms (``rnea``, ``crba``, ``aba``).
+"""The fast call path of the public tree algorithms (``rnea``, ``crba``, ``aba``, ``minverse``).
 
 A public call without ``f_ext``, ``data`` or ``out`` does, in Python, only this::
 
@@ -6,7 +6,10 @@ A public call without ``f_ext``, ``data`` or ``out`` does, in Python, only this:
     tau = np.empty(nv)
     code = RNEA(q, v, a, tau, mi, mf, ws) # one dispatch of an entry kernel (_kernels.rnea_x)
 
-and returns ``tau`` when ``code == 0``.  Everything else is checked without Python code:
+and returns ``tau`` when ``code == 0``.  (``minverse`` also needs a scratch vector: it reads
+``(mi, mf, ws, buf, (nv, nv))`` from ``model._tls.minv``, bound by its checked path on the thread's
+first call, and dispatches ``_minv_kernels.minverse_x``.)  Everything else is checked without
+Python code:
 
 * argument *types*: each entry kernel is compiled for exactly one signature (contiguous,
   writeable, aligned float64 arrays; see :data:`SIGNATURES`) and then has compilation disabled,
@@ -36,15 +39,16 @@ SIGNATURES = {
     "rnea_x": (_F1, _F1, _F1, _F1, _I2, _F1, _F1),
     "aba_x": (_F1, _F1, _F1, _F1, _I2, _F1, _F1),
     "crba_x": (_F1, _F2, _I2, _F1, _F1),
+    "minverse_x": (_F1, _F2, _I2, _F1, _F1, _F1),
 }
 
 _lock = threading.Lock()
 
 
-def typed(name: str):
-    """The dispatcher ``_kernels.<name>``, compiled (or loaded from the cache) for its signature
-    only, with compilation of further signatures disabled."""
-    disp = getattr(K, name)
+def typed(name: str, module=None):
+    """The dispatcher ``<module>.<name>`` (default module: ``_kernels``), compiled (or loaded
+    from the cache) for its signature only, with compilation of further signatures disabled."""
+    disp = getattr(K if module is None else module, name)
     sig = SIGNATURES[name]
     with _lock:
         if sig not in disp.overloads:
@@ -59,11 +63,11 @@ class Lazy:
     calls find the dispatcher with a plain global look-up and the kernel is compiled only when
     first used."""
 
-    def __init__(self, name: str, namespace: dict, binding: str):
-        self.name, self.namespace, self.binding = name, namespace, binding
+    def __init__(self, name: str, namespace: dict, binding: str, module=None):
+        self.name, self.namespace, self.binding, self.module = name, namespace, binding, module
 
     def __call__(self, *args):
-        disp = typed(self.name)
+        disp = typed(self.name, self.module)
         self.namespace[self.binding] = disp
         return disp(*args)
 

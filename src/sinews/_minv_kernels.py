@@ -17,17 +17,19 @@ accelerations of all columns reduce to row operations on ``M^-1`` itself.
   (D_i^-1 U_i^T S_a) M^-1[a, j]`` for the columns ``j >= iv_i`` (the upper triangle); then the
   lower triangle is copied from the upper one.
 
-The row updates are contiguous axpy loops with unsigned indices, which LLVM vectorises.
+The row updates are contiguous axpy loops with unsigned indices, which LLVM vectorises; so is
+``T_i = D_i^-1 (...)`` for a multi-dof joint (a free-flyer root: 6 rows of ``nv`` columns), done
+as row operations on a copy of the joint's rows rather than column by column.  The public fast
+path (``minverse_x``) passes a scratch of :func:`buffer_size` values, so nothing is allocated.
 """
 
-import math
 
 import numpy as np
 from numba import njit
 
 from ._checks import NOT_FINITE
-from ._crba_kernels import _world_S, _world_inertia
-from ._joint_pass import check_q, joint_pass
+from ._crba_kernels import _world_S, _world_inertia, not_finite_bits
+from ._joint_pass import BAD_SHAPE, _dims, check_q, joint_pass
 from ._layout import (
     MF_ARM,
     MF_HEADER,
@@ -50,9 +52,10 @@ def minverse(q, Minv, mi, mf, ws, buf):
     """Dense ``M(q)^-1`` (both triangles) into ``Minv`` (nv x nv), every quantity in world axes
     at the world origin (then no transform between a link and its parent: the articulated
     inertias, the bias forces and the accelerations are added as they are).  ``buf``: scratch of
-    at least ``12 * nv`` values (world-axes S and U of every dof).  Returns 0, a :func:`check_q` code,
-    NOT_FINITE if the result overflowed, or 1 + the index of a link whose ``D = S^T IA S`` is
-    not positive definite (a massless subtree)."""
+    at least ``12 * nv`` values (world-axes S and U of every dof); with at least
+    ``18 * nv + 96 + nlinks`` (:func:`buffer_size`) the kernel allocates nothing.  Returns 0, a
+    :func:`check_q` code, NOT_FINITE if the result overflowed, or 1 + the index of a link whose
+    ``D = S^T IA S`` is not positive definite (a massless subtree)."""
     nl = mi.shape[0]
     nv = Minv.shape[0]
     code = check_q(q, mi)
@@ -63,11 +66,18 @@ def minverse(q, Minv, mi, mf, ws, buf):
     M = Minv.reshape(nv * nv)
     oS = 0
     oU = 6 * nv
-    tmp = np.empty(96)
+    o = 12 * nv
+    if buf.shape[0] >= o + 96 + nl + 6 * nv:  # the scratch below in buf too (buffer_size)
+        tmp = buf[o:o + 96]
+        end = buf[o + 96:o + 96 + nl].view(np.int64)
+        rows = buf[o + 96 + nl:o + 96 + nl + 6 * nv]
+    else:
+        tmp = np.empty(96)
+        end = np.empty(nl, np.int64)
+        rows = np.empty(6 * nv)
     tD = 0
     tUD = 36
     tX = 72
-    end = np.empty(nl, np.int64)
     for k in range(nl):
         end[k] = mi[k, MI_IV] + mi[k, MI_NV]
     for k in range(nl - 1, -1, -1):
@@ -281,14 +291,24 @@ def minverse(q, Minv, mi, mf, ws, buf):
                     for i in range(nvj):
                         acc -= tmp[tUD + nvj * r + i] * buf[oU + 6 * (iv + i) + c]
                     ws[iap + 6 * r + c] += acc
-        for j in range(iv, e):
-            for i in range(nvj):
-                tmp[tX + i] = M[(iv + i) * nv + j] + (1.0 if j == iv + i else 0.0)
-            for i in range(nvj):
-                t = 0.0
-                for x in range(nvj):
-                    t += ws[dinv + nvj * i + x] * tmp[tX + x]
-                M[(iv + i) * nv + j] = t
+        # T = D^-1 (E - S^T F) on the columns of the subtree, as row operations (axpy loops that
+        # LLVM vectorises) on a copy of the joint's rows, the unit entries E added
+        for i in range(nvj):
+            ri = _U((iv + i) * nv)
+            si = _U(i * nv)
+            for j in range(_U(iv), _U(e)):
+                rows[si + j] = M[ri + j]
+            rows[i * nv + iv + i] += 1.0
+        for i in range(nvj):
+            ri = _U((iv + i) * nv)
+            dx = ws[dinv + nvj * i]
+            for j in range(_U(iv), _U(e)):
+                M[ri + j] = dx * rows[j]
+            for x in range(1, nvj):
+                dx = ws[dinv + nvj * i + x]
+                sx = _U(x * nv)
+                for j in range(_U(iv), _U(e)):
+                    M[ri + j] += dx * rows[sx + j]
         l = par
         while l >= 0:
             ja = mi[l, MI_IV]
@@ -351,7 +371,29 @@ def minverse(q, Minv, mi, mf, ws, buf):
     for r in range(nv):
         for c in range(r):
             M[r * nv + c] = M[c * nv + r]
-        for c in range(r, nv):
-            if not math.isfinite(M[r * nv + c]):
-                return NOT_FINITE
+    if not_finite_bits(M):
+        return NOT_FINITE
     return 0
+
+
+def buffer_size(nlinks: int, nv: int) -> int:
+    """Length of a ``buf`` with which :func:`minverse` allocates nothing."""
+    return 18 * nv + 96 + nlinks
+
+
+# ----------------------------------------------------------------------------------------------
+# Entry kernel of the public fast path (see sinews._entry): compiled for one signature
+# (contiguous, writeable, aligned float64 arrays); any other argument type raises in Numba's
+# dispatcher and the wrapper falls back to its checked path.
+
+
+@njit(cache=True)
+def minverse_x(q, Minv, mi, mf, ws, buf):
+    """:func:`minverse` after checking the length of q, the shape of Minv and the length of
+    buf (at least :func:`buffer_size`)."""
+    nq, nv = _dims(mi)
+    if q.shape[0] != nq or Minv.shape[0] != nv or Minv.shape[1] != nv:
+        return BAD_SHAPE
+    if buf.shape[0] < 18 * nv + 96 + mi.shape[0]:
+        return BAD_SHAPE
+    return minverse(q, Minv, mi, mf, ws, buf)

@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 
 from . import _minv_kernels as MK
 from ._checks import raise_kernel_code, vector
+from ._entry import Lazy
 from .aba import _run
 from .algorithms import NO_FORCES
 from .algorithms import get_data
@@ -39,6 +40,24 @@ def minverse(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray
     """The dense symmetric matrix ``M(q)^-1`` (nv, nv) at ``q`` (nq,) (both triangles), by one kernel: the
     articulated-body recursion on all unit joint forces at once, O(n^2) (see
     :mod:`sinews._minv_kernels`)."""
+    if data is None:  # the fast path (sinews._entry): this thread's workspace and scratch
+        try:
+            mi, mf, ws, buf, shape = model._tls.minv
+            Minv = _empty(shape)
+            if not _MINV(q, Minv, mi, mf, ws, buf):
+                return Minv
+        except Exception:
+            pass
+    return _minverse(model, q, data)
+
+
+_empty = np.empty
+_MINV = Lazy("minverse_x", globals(), "_MINV", MK)
+
+
+def _minverse(model, q, data) -> np.ndarray:
+    """The checked path of :func:`minverse`; binds the fast path's arguments
+    (``model._tls.minv``) on a thread's first call without ``data``."""
     d = get_data(model, data)
     c = d.c
     q = vector(q, c.nq, "q")
@@ -47,7 +66,9 @@ def minverse(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray
         return Minv
     buf = d.__dict__.get("_minv_buf")
     if buf is None:
-        buf = d._minv_buf = np.empty(12 * c.nv)
+        buf = d._minv_buf = np.empty(MK.buffer_size(c.nlinks, c.nv))
+    if data is None:  # bind the fast path's arguments for this thread (d is its default Data)
+        model._tls.minv = (c.mi, c.mf, d.ws, buf, (c.nv, c.nv))
     code = MK.minverse(q, Minv, c.mi, c.mf, d.ws, buf)
     if code:
         if code < 0:
