@@ -142,7 +142,7 @@ def _face(Rr, pr, hr, axis, Ri, pi, hi, nw, margin, flip, pts, nrm, dst):
             u += 1
     n = u
     if n > 4:
-        n = _reduce4(poly, n, axis, sgn, hr, tmp)
+        n = _reduce4(poly, np.int64(n), np.int64(axis), sgn, hr, tmp)
     cnt = 0
     for m in range(n):
         d = sgn * poly[m, axis] - hr[axis]
@@ -274,5 +274,5 @@ def box_box(R1, p1, h1, R2, p2, h2, margin, pts, nrm, dst):
         dst[0] = -ebest
         return 1
     if kind == 0:
-        return _face(R1, p1, h1, bi, R2, p2, h2, nb, margin, 1.0, pts, nrm, dst)
-    return _face(R2, p2, h2, bi, R1, p1, h1, -nb, margin, -1.0, pts, nrm, dst)
+        return _face(R1, p1, h1, np.int64(bi), R2, p2, h2, nb, margin, 1.0, pts, nrm, dst)
+    return _face(R2, p2, h2, np.int64(bi), R1, p1, h1, -nb, margin, -1.0, pts, nrm, dst)

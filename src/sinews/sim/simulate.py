@@ -42,6 +42,33 @@ def _controller_torque(controller, t, q, v, nv, effort):
     return tau
 
 
+def _energy_function(model):
+    """``energy(q, v)``: :func:`sinews.mechanical_energy` by one kernel call with preallocated
+    buffers (:func:`sinews.sim._step_kernels.mechanical_energy`), falling back to the checked
+    function (which raises the named error) for anything the kernel refuses."""
+    from ..energy import mechanical_energy
+
+    c = model.compiled
+    if not c.nlinks:
+        return lambda q, v: mechanical_energy(model, q, v)
+    from ._step_kernels import mechanical_energy as kernel
+
+    data = model.data()
+    M = np.zeros((model.nv, model.nv))
+    out = np.zeros(1)
+    mi, mf, ws = c.mi, c.mf, data.ws
+
+    def energy(q, v):
+        if (type(q) is np.ndarray and type(v) is np.ndarray and q.dtype == np.float64 and v.dtype == np.float64
+                and q.shape == (model.nq,) and v.shape == (model.nv,)
+                and kernel(np.ascontiguousarray(q), np.ascontiguousarray(v), M, mi, mf, ws, out) == 0
+                and np.isfinite(out[0])):
+            return float(out[0])
+        return mechanical_energy(model, q, v)
+
+    return energy
+
+
 def simulate(scene, q0, v0, duration, dt, stepper="default", controller=None, progress=True,
              record_every: int = 1, stepper_options=None) -> SimulationResult:
     """Simulate ``scene`` from ``(q0, v0)`` for ``duration`` seconds with time step ``dt``.
@@ -109,6 +136,8 @@ def simulate(scene, q0, v0, duration, dt, stepper="default", controller=None, pr
     serr = np.zeros(N)
     c_rows = {k: [] for k in ("sample", "geoms", "points", "normals", "dist", "imp")}
 
+    energy = _energy_function(model)
+
     def constraint_error(qc):
         if scene.constraints is None or not scene.constraints.size:
             return 0.0
@@ -117,7 +146,8 @@ def simulate(scene, q0, v0, duration, dt, stepper="default", controller=None, pr
         return float(np.max(np.abs(constraint_position_error(model, qc, scene.constraints))))
 
     try:
-        Q[0], V[0], E[0] = q, v, mechanical_energy(model, q, v)
+        Q[0], V[0], E[0] = q, v, mechanical_energy(model, q, v)  # checks q0, v0 by name
+        E[0] = energy(q, v)
         cerr[0] = constraint_error(q)
     except ValueError as exc:
         raise ValueError(f"q0, v0: {exc}") from exc
@@ -151,7 +181,7 @@ def simulate(scene, q0, v0, duration, dt, stepper="default", controller=None, pr
                 t_out[row] = s * h
                 Q[row], V[row] = q, v
                 try:
-                    E[row] = mechanical_energy(model, q, v)
+                    E[row] = energy(q, v)
                     cerr[row] = constraint_error(q)
                 except ValueError as exc:
                     raise ValueError(f"step {s}: q0, v0, dt or the controller's forces may be too "

@@ -11,7 +11,10 @@ entries of ``q`` carry: ``phi / h`` for a gap (speculative contact: the bodies m
 within the step, no earlier), ``erp phi / h`` for a penetration, and Newton restitution
 ``e u_n^-`` for contacts approaching faster than ``capture_speed`` that would close their gap in
 this step.  Bilateral rows are eliminated exactly (projected inverse inertia); joint limits are
-frictionless contacts.
+frictionless contacts.  Scenes of half-spaces, spheres, boxes, points and capsules without
+bilateral constraints take a compiled path (:mod:`sinews.sim._fast_step`: the whole step in one
+Numba kernel, tables and workspaces built once per scene) that computes the same step; any step
+it cannot take (another pair, a stagnating PGS, a bad state) goes through the general path.
 
 ``"lcp"`` -- :class:`LcpStepper`.  Anitescu--Potra with Drake's discretised LCP
 (:meth:`sinews.contact.ConstraintSolver.solve_discretized_time_lcp`): polygonal cones of
@@ -42,6 +45,9 @@ from .contact_problem import build_contact_problem, passive_joint_forces
 
 __all__ = ["Stepper", "StepOutput", "CoulombStepper", "LcpStepper", "ImpulseStepper", "STEPPERS",
            "make_stepper"]
+
+
+_FAST = "fast"  # CoulombStepper._previous: the warm-start state lives in the compiled path
 
 
 @dataclass
@@ -115,10 +121,44 @@ class CoulombStepper(Stepper):
         self.capture_speed = _nonneg(capture_speed, "capture_speed")
         self.warm_start = bool(warm_start)
         self._previous = None
+        self._fast = None
+
+    def _fast_for(self, scene):
+        """The compiled path's tables for ``scene`` (None: general path), rebuilt when the
+        scene's geometry tables change."""
+        from ._fast_step import FastCoulomb, eligible
+
+        f = self._fast
+        if f is not None and f[0] is scene and f[1] is scene._cache and f[2] is scene.constraints:
+            return f[3]
+        if self._previous is _FAST:
+            self._previous = f[3].warm_state()
+        fast = None
+        if self.solver == "auto" and eligible(scene):
+            fast = FastCoulomb(scene)
+            if self._previous is not None:
+                ga, gb, nl, r = self._previous
+                fast.remember(ga, gb, nl, r)
+        self._fast = (scene, scene._cache, scene.constraints, fast)
+        return fast
 
     def step(self, scene, q, v, tau, h) -> StepOutput:
+        fast = self._fast_for(scene)
+        if fast is not None and type(q) is np.ndarray and type(v) is np.ndarray and type(tau) is np.ndarray \
+                and q.dtype == np.float64 and v.dtype == np.float64 and tau.dtype == np.float64 \
+                and q.shape == (scene.model.nq,) and v.shape == tau.shape == (scene.model.nv,):
+            code, out = fast.step(scene, self, np.ascontiguousarray(q), np.ascontiguousarray(v),
+                                  np.ascontiguousarray(tau), float(h))
+            if out is not None:
+                self._previous = _FAST
+                return StepOutput(*out)
+        return self._general_step(scene, q, v, tau, h, fast)
+
+    def _general_step(self, scene, q, v, tau, h, fast) -> StepOutput:
         from ..contact import fclib
 
+        if self._previous is _FAST:
+            self._previous = fast.warm_state() if fast is not None else None
         prob = build_contact_problem(scene, q, v, tau, h)
         k = prob.num_contacts
         nl = prob.L.shape[0]
@@ -141,12 +181,16 @@ class CoulombStepper(Stepper):
                                   offset[:k])
         problem, Jall, C, v_b = prob.fclib_problem(offset, rhs_G)
         r0 = None
-        key = (prob.contacts.geom_a.tobytes(), prob.contacts.geom_b.tobytes(), nl)
-        if self.warm_start and self._previous is not None and self._previous[0] == key:
-            r0 = self._previous[1]
+        ga, gb = prob.contacts.geom_a, prob.contacts.geom_b
+        pv = self._previous
+        if (self.warm_start and pv is not None and pv[2] == nl and np.array_equal(pv[0], ga)
+                and np.array_equal(pv[1], gb)):
+            r0 = pv[3]
         solve = {"auto": fclib.solve, "pgs": fclib.solve_pgs, "admm": fclib.solve_admm}[self.solver]
         res = solve(problem, tol=self.tol, max_iter=self.max_iter, r0=r0)
-        self._previous = (key, res.r.copy())
+        self._previous = (ga.copy(), gb.copy(), nl, res.r.copy())
+        if fast is not None:
+            fast.remember(ga, gb, nl, res.r)
         v_plus = v_b + C @ (Jall.T @ res.r)
         stats = dict(iterations=int(res.iterations), converged=bool(res.converged),
                      error=float(res.error), solver=res.solver)
@@ -156,6 +200,8 @@ class CoulombStepper(Stepper):
 
     def reset(self):
         self._previous = None
+        if self._fast is not None and self._fast[3] is not None:
+            self._fast[3].forget()
 
 
 # ------------------------------------------------------------------------------------- lcp
