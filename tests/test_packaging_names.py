@@ -79,8 +79,6 @@ def test_top_level_functions_survive_their_submodule_import():
     assert _probe([p for p in CLASHES if p[0] == "sinews"]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="sinews.sim.__init__ lacks the top-level package's _Package guard "
-                                       "(request to SIMPERF, /work/notes/requests.md 22:45)")
 def test_subpackage_functions_survive_their_submodule_import():
     assert _probe([p for p in CLASHES if p[0] != "sinews"]) == []
 

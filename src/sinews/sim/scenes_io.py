@@ -168,6 +168,8 @@ def scene_from_urdf(path: str | os.PathLike, ground: bool = True, *, floating_ba
             geometries (``group = mask = 0``: drawn by :mod:`sinews.viewer`, never in contact).
         package_dirs: folders searched for ``package://`` meshes (see :func:`sinews.load_urdf`).
         **scene_options: passed to :class:`Scene` (``margin``, ``default_friction``, ...).
+            Without ``constraints=``, the URDF's ``<mimic>`` joints become coordinate
+            constraints of the scene (``ConstraintSet.add_mimic_constraints``).
     """
     from ..urdf import load_urdf
 
@@ -182,6 +184,13 @@ def scene_from_urdf(path: str | os.PathLike, ground: bool = True, *, floating_ba
         unknown = links - set(model.body_names)
         if unknown:
             raise KeyError(f"contact_links: no link named {', '.join(sorted(map(repr, unknown)))} in the URDF")
+    if model.mimic_joints and scene_options.get("constraints") is None:
+        # URDF <mimic> joints (recorded by load_urdf) are enforced as coordinate constraints
+        from ..constraints import ConstraintSet
+
+        mimic = ConstraintSet()
+        mimic.add_mimic_constraints(model)
+        scene_options["constraints"] = mimic.bind(model)
     scene = Scene(model, **scene_options)
     if ground:
         scene.add_ground(friction=ground_friction, restitution=ground_restitution,
