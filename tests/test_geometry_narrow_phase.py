@@ -287,3 +287,24 @@ def test_pair_without_routine_warns_and_is_skipped(monkeypatch):
     q[6] = q[13] = 1.0
     with pytest.warns(RuntimeWarning, match="no contact routine"):
         assert len(s.collide(q)) == 0
+
+
+def test_box_box_separated_parallel_faces_use_the_face_not_an_equal_edge_axis():
+    """Regression (found by Hypothesis): two boxes with the same orientation, separated within
+    the margin along one face normal.  The edge axis y x z equals that normal with the same
+    (negative) overlap; the face-preference bias 0.95 * overlap favoured the edge when the
+    overlap is negative, and the witness point fell outside box 1's face."""
+    R = np.array([[0.73781005, -0.16121107, 0.65547489],
+                  [0.16121107, -0.90087717, -0.40302769],
+                  [0.65547489, 0.40302769, -0.63868721]])
+    U, _, Vt = np.linalg.svd(R)
+    R = U @ Vt
+    b1, b2 = Box((0.5, 0.5, 0.5)), Box((0.125, 0.5, 0.5))
+    p1, p2 = np.zeros(3), np.array([0.125, 0.5, 0.25])
+    for fn in (box_box, box_box_reference):
+        P, N, D = fn(b1, R, p1, b2, R, p2, 0.05)
+        assert len(D) >= 2 and np.allclose(D, D[0]) and D[0] == pytest.approx(0.0242005, abs=1e-6)
+        a, b = _check_witness(P, N, D)
+        for x, y in zip(a, b):
+            assert abs(_box_signed_distance(b1, R, p1, x)) < 1e-9  # on box 1's face
+            assert abs(_box_signed_distance(b2, R, p2, y)) < 1e-9  # on box 2's face

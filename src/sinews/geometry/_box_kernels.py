@@ -238,7 +238,7 @@ def box_box(R1, p1, h1, R2, p2, h2, margin, pts, nrm, dst):
             ov = ra + rb - abs(sd)
             if ov < -margin:
                 return 0
-            if ov < 0.95 * face_best - 1e-9 and ov < ebest:
+            if ov < face_best - 0.05 * abs(face_best) - 1e-9 and ov < ebest:  # faces preferred (also when separated)
                 ebest = ov
                 ei = i
                 ej = j

@@ -317,7 +317,7 @@ def box_box_reference(b1, R1, p1, b2, R2, p2, margin=0.0):
             ov = ra + rb - abs(s)
             if ov < -margin:
                 return _EMPTY
-            if ov < 0.95 * face_best - 1e-9 and (edge is None or ov < edge[0]):
+            if ov < face_best - 0.05 * abs(face_best) - 1e-9 and (edge is None or ov < edge[0]):
                 edge = (ov, i, j, axis * (1.0 if s >= 0 else -1.0))
     if edge is not None:
         ov, i, j, n = edge
