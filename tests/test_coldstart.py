@@ -102,3 +102,59 @@ def test_unknown_attribute_raises_attribute_error():
     with pytest.raises(AttributeError, match="no_such_name"):
         sinews.no_such_name  # noqa: B018
     assert not hasattr(sinews, "no_such_name")
+
+
+
+def test_warmup_simulation_covers_the_default_steppers_kernels():
+    """After ``warmup_simulation()``, placing a floating robot on the ground and two steps of the
+    default stepper compile nothing: no kernel they call (the fused step kernel, aba, crba,
+    minverse, joint pass, placements, body Jacobian, integrate, energy, the FCLib PGS kernel and
+    its careful checker, the collision kernels) gets a new signature.  A new signature
+    here is a duplicated specialisation (a literal, a layout or a dtype that the warm-up's public
+    path does not use), which costs seconds of compilation on a cold start."""
+    out = run_fresh(
+        """
+        import json, sys
+        import numpy as np
+        from numba.core.registry import CPUDispatcher
+        from sinews._warmup import warmup_simulation
+
+        warmup_simulation(processes=1)
+
+        def signatures():
+            found = {}
+            for name, mod in list(sys.modules.items()):
+                if not name.startswith("sinews") or mod is None:
+                    continue
+                for obj in list(vars(mod).values()):
+                    if isinstance(obj, CPUDispatcher):
+                        key = obj.py_func.__module__ + "." + obj.py_func.__qualname__
+                        found[key] = {str(s) for s in obj.signatures}
+            return found
+
+        before = signatures()
+        import sinews
+        from sinews.geometry import Box, Sphere
+        from sinews.sample_models import quadruped12
+        from sinews.sim import Scene, simulate
+        from sinews.sim.scenes_io import place_on_ground
+
+        m = quadruped12()
+        scene = Scene(m)
+        scene.add_ground()
+        scene.add_geometry(1, Box([0.3, 0.2, 0.1]))
+        for b in range(2, m.nbodies):
+            scene.add_geometry(b, Sphere(0.02))
+        q = place_on_ground(scene, sinews.neutral(m), clearance=-1e-3)
+        res = simulate(scene, q, np.zeros(m.nv), 2e-3, 1e-3, progress=False)
+        after = signatures()
+        grew = sorted(k for k in after if after[k] - before.get(k, set()))
+        print(json.dumps({"grew": grew, "contacts": int(res.num_contacts.max()),
+                          "warm": sorted(k for k in before if before[k])}))
+        """
+    )
+    assert out["contacts"] > 0  # the contact path ran
+    for kernel in ("sinews._aba_kernels.aba_x", "sinews._crba_kernels.crba_x", "sinews.contact._fc3d_pgs.pgs_kernel",
+                   "sinews.sim._step_kernels.coulomb_step"):
+        assert kernel in out["warm"], kernel
+    assert out["grew"] == [], out["grew"]

@@ -49,6 +49,12 @@ _TIER1_REL = 2.0 ** -10
 
 # --------------------------------------------------------------------------------------------
 # Error-free transformations and double-double (hi, lo) arithmetic
+#
+# Only the error-free leaves are inlined (inline="always").  The double-double operations are
+# plain calls: inlining them copied the IR of every nested call into _residual_dd (each _dd_div
+# holds five more operations), and Numba's front end took 10 s to compile that one function
+# (13 s for the checker, 4 s now; tools/compile_profile.py).  Results are bitwise the same; tier
+# 2 runs only when tier 1 is inconclusive.
 # --------------------------------------------------------------------------------------------
 
 
@@ -85,7 +91,7 @@ def _two_prod(a, b):
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-@njit(inline="always", cache=True, fastmath=_EXACT)
+@njit(cache=True, fastmath=_EXACT)
 def _dd_add(ah, al, bh, bl):
     """Accurate double-word addition (relative error <= 3u^2)."""
     s, e = _two_sum(ah, bh)
@@ -96,21 +102,21 @@ def _dd_add(ah, al, bh, bl):
     return _fast_two_sum(s, e)
 
 
-@njit(inline="always", cache=True, fastmath=_EXACT)
+@njit(cache=True, fastmath=_EXACT)
 def _dd_mul(ah, al, bh, bl):
     p, e = _two_prod(ah, bh)
     e += ah * bl + al * bh
     return _fast_two_sum(p, e)
 
 
-@njit(inline="always", cache=True, fastmath=_EXACT)
+@njit(cache=True, fastmath=_EXACT)
 def _dd_mul_d(ah, al, b):
     p, e = _two_prod(ah, b)
     e += al * b
     return _fast_two_sum(p, e)
 
 
-@njit(inline="always", cache=True, fastmath=_EXACT)
+@njit(cache=True, fastmath=_EXACT)
 def _dd_div(ah, al, bh, bl):
     q1 = ah / bh
     ph, pl = _dd_mul_d(bh, bl, q1)
@@ -123,7 +129,7 @@ def _dd_div(ah, al, bh, bl):
     return _dd_add(s, e, q3, 0.0)
 
 
-@njit(inline="always", cache=True, fastmath=_EXACT)
+@njit(cache=True, fastmath=_EXACT)
 def _dd_sqrt(ah, al):
     if ah <= 0.0:
         return 0.0, 0.0
@@ -140,7 +146,7 @@ def _pow2_scale(x):
     return math.ldexp(1.0, -e)
 
 
-@njit(inline="always", cache=True, fastmath=_EXACT)
+@njit(cache=True, fastmath=_EXACT)
 def _dd_hypot(xh, xl, yh, yl):
     """sqrt(x^2 + y^2) in double-double, rescaled by a power of two (no overflow)."""
     big = max(abs(xh), abs(yh))
@@ -267,7 +273,7 @@ def _norm(F, fmax):
 # --------------------------------------------------------------------------------------------
 
 
-@njit(inline="always", cache=True, fastmath=_EXACT)
+@njit(cache=True, fastmath=_EXACT)
 def _dot3_step(w, x, xh, xl, s, c, d):
     """One term w x of a compensated dot product (Ogita, Rump & Oishi's Dot3 pattern): the
     running sum s, the sum c of its rounding errors and of the product errors, and the plain sum

@@ -67,17 +67,32 @@ def pd_controller(q_ref: np.ndarray, kp, kd, nq_base: int = 7, nv_base: int = 6)
     return controller
 
 
-def warm_up(scene, q0, v0, dt, controller=None):
-    """One step of the default stepper, so that the Numba kernels are compiled (a minute or two
-    on the very first run, cached on disk afterwards) before the timed run."""
+def compile_kernels(message: bool = True):
+    """Compile the default stepper's Numba kernels (on the very first run only: they are cached
+    on disk afterwards), in parallel child processes when the cache is cold
+    (:func:`sinews._warmup.warmup_simulation`).  Returns seconds."""
     import sys
+    import time
+
+    from .._warmup import warmup_simulation
+
+    if message:
+        print("Preparing the simulation (the first run compiles the kernels, once)...",
+              file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    warmup_simulation()
+    return time.perf_counter() - t0
+
+
+def warm_up(scene, q0, v0, dt, controller=None, message: bool = True):
+    """:func:`compile_kernels`, then one step of this scene (what is specific to it), so that no
+    compilation falls in the timed run.  Returns seconds."""
     import time
 
     from ..sim import simulate
 
-    print("Preparing the simulation (the first run compiles the kernels: a minute or two, once)...",
-          file=sys.stderr, flush=True)
     t0 = time.perf_counter()
+    compile_kernels(message)
     simulate(scene, q0, v0, dt, dt, controller=controller, progress=False)
     return time.perf_counter() - t0
 
@@ -110,13 +125,15 @@ def run(out_dir, quick: bool = False) -> dict:
     from ..sim.scenes_io import place_on_ground
     from ..viewer import write_html
 
+    robots_dir()  # the install hint before any compilation
+    compile_kernels()  # before the scene: placing the robot on the ground runs kinematics kernels
     scene, q_ref = solo12_scene()
     model = scene.model
     q0 = place_on_ground(scene, q_ref, clearance=DROP)
     q_ref = q0.copy()
     duration, dt = (0.6, 1e-3) if quick else (3.0, 1e-3)
     controller = pd_controller(q_ref, KP, KD)
-    warm_up(scene, q0, np.zeros(model.nv), dt, controller)
+    warm_up(scene, q0, np.zeros(model.nv), dt, controller, message=False)  # compiled above: one step
     res = simulate(scene, q0, np.zeros(model.nv), duration, dt, stepper="default",
                    controller=controller, progress=True)
 
