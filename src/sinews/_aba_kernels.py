@@ -3,6 +3,7 @@ and a workspace (``ws``); see :mod:`sinews._joint_pass` for the design.  Equatio
 are stated in the public module (``sinews.aba``), and ``aba_x`` is the entry kernel of its fast
 path (``sinews._entry``)."""
 
+import numpy as np
 from numba import njit
 
 from ._layout import (
@@ -562,4 +563,4 @@ def aba_x(q, v, tau, qdd, mi, mf, ws):
     nq, nv = _dims(mi)
     if q.shape[0] != nq or v.shape[0] != nv or tau.shape[0] != nv or qdd.shape[0] != nv:
         return BAD_SHAPE
-    return aba(q, v, tau, ws[:6].reshape((1, 6)), qdd, mi, mf, ws, 0)
+    return aba(q, v, tau, ws[:6].reshape((1, 6)), qdd, mi, mf, ws, np.int64(0))  # int64, not Literal[int](0): the checked path's specialisation

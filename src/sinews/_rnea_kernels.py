@@ -235,4 +235,4 @@ def rnea_x(q, v, a, tau, mi, mf, ws):
     nq, nv = _dims(mi)
     if q.shape[0] != nq or v.shape[0] != nv or a.shape[0] != nv or tau.shape[0] != nv:
         return BAD_SHAPE
-    return rnea(q, v, a, ws[:6].reshape((1, 6)), tau, mi, mf, ws, 0)
+    return rnea(q, v, a, ws[:6].reshape((1, 6)), tau, mi, mf, ws, np.int64(0))  # int64, not Literal[int](0): the checked path's specialisation
