@@ -6,7 +6,8 @@ set (:mod:`sinews.constraints._mixed_kernels`); the algorithm is stated in
 (its articulated inertias stay in the workspace), the constraint acceleration error, the
 operational-space matrix ``Lambda = G M^-1 G^T`` column by column from one test-input sweep
 per row over the *active* links only (the links on the paths from the constraint bodies to the
-root), a Cholesky solve and the correction sweep.  When ``Lambda`` is singular (redundant
+root; the sums of ``Lambda`` accumulated link by link during that sweep, over the active dofs
+only), a Cholesky solve and the correction sweep.  When ``Lambda`` is singular (redundant
 rows) it returns code 2 with ``Lambda`` and the right-hand side in the scratch; the caller then
 solves the minimum-norm least-squares problem and finishes with :func:`ta_correct`.
 """
@@ -23,16 +24,45 @@ from .._joint_pass import _cross, _parent_to_child
 from .._layout import MI_IV, MI_NV, MI_PARENT, WS_A, WS_C, WS_DINV, WS_OP, WS_OR, WS_P, WS_R, WS_STRIDE
 from ._mixed_kernels import (
     PE_STRIDE,
+    PF_STRIDE,
+    Q_AC,
+    Q_ACT,
+    Q_BOT,
+    Q_CIDX,
+    Q_CRAT,
+    Q_DB,
+    Q_E,
+    Q_EPS,
+    Q_KB,
+    Q_KP,
+    Q_KS,
+    Q_LAM_M,
+    Q_MI,
+    Q_ML,
+    Q_NACT,
     Q_NCR,
+    Q_NL,
+    Q_NPAIR,
     Q_NPR,
     Q_NV,
+    Q_NWS,
+    Q_PAN,
+    Q_PE,
+    Q_PF,
+    Q_POS,
+    Q_PPTR,
+    Q_QD,
+    Q_RHS,
+    Q_SETROW,
+    Q_T,
+    Q_UU,
+    Q_W,
+    Q_WS,
     check_state,
     chol_solve,
     coord_row,
     eval_pairs,
     pair_row,
-    scratch,
-    views,
 )
 
 _FAR = 1e150  # (1e150)^2 * mass is still finite: the range of the world-axes methods
@@ -143,11 +173,15 @@ def forward(mi, ws, nv, act, full, AC, UU, QD):
 
 
 @njit(inline="always", cache=True)
-def innovations_rows(mi, ws, nv, act, n, PAN, EPS):
+def innovations_rows(mi, ws, nv, act, n, PAN, EPS, W, Lm):
     """:func:`innovations` for ``n`` test inputs at once (``PAN[r]``: minus the link wrenches
-    of input ``r``, ``EPS[r]``: its generalized forces, replaced by its innovations): each
+    of input ``r``, ``EPS[r]``: its generalized forces, replaced by its innovations ``u_r``);
+    also ``W_r = D^-1 u_r`` and the lower triangle of ``Lambda[a, c] = sum u_a^T W_c``
+    (``Lm``, zeroed by the caller), accumulated link by link as soon as a link's innovations
+    are final (its descendants come first), so the sums run over the active dofs only.  Each
     link's transform, ``S``, ``U`` and ``D^-1`` are read once for all inputs, and 1-dof joints
-    take a scalar path."""
+    take a scalar path.  ``PAN`` is cleared as it is read: it is zero at the active links
+    again when the sweep ends (the invariant the caller relies on; the scratch starts zero)."""
     nl = mi.shape[0]
     s_off = nl * WS_STRIDE
     u6_off = s_off + 6 * nv
@@ -192,12 +226,15 @@ def innovations_rows(mi, ws, nv, act, n, PAN, EPS):
             pf0 = PAN[r, k, 3]
             pf1 = PAN[r, k, 4]
             pf2 = PAN[r, k, 5]
+            for i in range(6):
+                PAN[r, k, i] = 0.0
             if nvj == 1:
                 u = EPS[r, iv] - (s0 * pn0 + s1 * pn1 + s2 * pn2 + s3 * pf0 + s4 * pf1 + s5 * pf2)
                 EPS[r, iv] = u
+                sc = dinv * u
+                W[r, iv] = sc
                 if par < 0:
                     continue
-                sc = dinv * u
                 pn0 += U0 * sc
                 pn1 += U1 * sc
                 pn2 += U2 * sc
@@ -209,12 +246,15 @@ def innovations_rows(mi, ws, nv, act, n, PAN, EPS):
                     so = s_off + 6 * (iv + i)
                     EPS[r, iv + i] -= (ws[so] * pn0 + ws[so + 1] * pn1 + ws[so + 2] * pn2
                                        + ws[so + 3] * pf0 + ws[so + 4] * pf1 + ws[so + 5] * pf2)
-                if par < 0:
-                    continue
                 for i in range(nvj):
                     sc = 0.0
                     for j in range(nvj):
                         sc += ws[w + WS_DINV + nvj * i + j] * EPS[r, iv + j]
+                    W[r, iv + i] = sc
+                if par < 0:
+                    continue
+                for i in range(nvj):
+                    sc = W[r, iv + i]
                     uo = u6_off + 6 * (iv + i)
                     pn0 += ws[uo] * sc
                     pn1 += ws[uo + 1] * sc
@@ -232,46 +272,134 @@ def innovations_rows(mi, ws, nv, act, n, PAN, EPS):
             PAN[r, par, 3] += gf0
             PAN[r, par, 4] += gf1
             PAN[r, par, 5] += gf2
+        # this link's share of Lambda (its innovations are final)
+        if nvj == 1:
+            for c in range(n):
+                wc = W[c, iv]
+                for a in range(c, n):
+                    Lm[a, c] += EPS[a, iv] * wc
+        else:
+            for c in range(n):
+                for a in range(c, n):
+                    s = 0.0
+                    for i in range(iv, iv + nvj):
+                        s += EPS[a, i] * W[c, i]
+                    Lm[a, c] += s
 
+
+@njit(inline="always", cache=True)
+def regions(pi, ps):
+    """The regions of the packed arrays that TA uses (views, no copies): those of
+    :func:`~sinews.constraints._mixed_kernels.views` and
+    :func:`~sinews.constraints._mixed_kernels.scratch` without the mass-matrix ones (each
+    2-D view costs a reshape call, so only the needed ones are made, once per call)."""
+    nl = pi[Q_NL]
+    nv = pi[Q_NV]
+    npair = pi[Q_NPAIR]
+    npr = pi[Q_NPR]
+    ncr = pi[Q_NCR]
+    n = npr + ncr
+    mi = pi[pi[Q_MI] : pi[Q_MI] + nl * 8].reshape((nl, 8))
+    kP = pi[pi[Q_KP] : pi[Q_KP] + npair]
+    kS = pi[pi[Q_KS] : pi[Q_KS] + npair]
+    pptr = pi[pi[Q_PPTR] : pi[Q_PPTR] + npair + 1]
+    setrow = pi[pi[Q_SETROW] : pi[Q_SETROW] + n]
+    cidx = pi[pi[Q_CIDX] : pi[Q_CIDX] + 4 * ncr].reshape((ncr, 4))
+    act = pi[pi[Q_ACT] : pi[Q_ACT] + pi[Q_NACT]]
+    pf = ps[pi[Q_PF] : pi[Q_PF] + npair * PF_STRIDE]
+    T = ps[pi[Q_T] : pi[Q_T] + 6 * npr].reshape((npr, 6))
+    pos = ps[pi[Q_POS] : pi[Q_POS] + npr]
+    KB = ps[pi[Q_KB] : pi[Q_KB] + n]
+    DB = ps[pi[Q_DB] : pi[Q_DB] + n]
+    crat = ps[pi[Q_CRAT] : pi[Q_CRAT] + 2 * ncr].reshape((ncr, 2))
+    ws = ps[pi[Q_WS] : pi[Q_WS] + pi[Q_NWS]]
+    pe = ps[pi[Q_PE] : pi[Q_PE] + npair * PE_STRIDE]
+    bottom = ps[pi[Q_BOT] : pi[Q_BOT] + n]
+    Lm = ps[pi[Q_LAM_M] : pi[Q_LAM_M] + n * n].reshape((n, n))
+    rhs = ps[pi[Q_RHS] : pi[Q_RHS] + n]
+    E = ps[pi[Q_E] : pi[Q_E] + 12 * npr].reshape((npr, 12))
+    AC = ps[pi[Q_AC] : pi[Q_AC] + 6 * nl].reshape((nl, 6))
+    UU = ps[pi[Q_UU] : pi[Q_UU] + nv]
+    QD = ps[pi[Q_QD] : pi[Q_QD] + nv]
+    ml = ps[pi[Q_ML] : pi[Q_ML] + n]
+    W = ps[pi[Q_W] : pi[Q_W] + n * nv].reshape((n, nv))
+    PAN = ps[pi[Q_PAN] : pi[Q_PAN] + n * nl * 6].reshape((n, nl, 6))
+    EPS = ps[pi[Q_EPS] : pi[Q_EPS] + n * nv].reshape((n, nv))
+    return (mi, kP, kS, pptr, setrow, cidx, act, pf, T, pos, KB, DB, crat, ws, pe, bottom, Lm, rhs, E, AC, UU,
+            QD, ml, W, PAN, EPS)
 
 
 @njit(cache=True)
 def ta_correct(q, v, pi, mf, ps, x, mult):
     """:func:`_correct` as a kernel of its own (after the caller's least-squares solve)."""
-    return _correct(q, v, pi, mf, ps, x, mult)
+    return _correct(q, v, pi, mf, x, mult, regions(pi, ps))
 
 
 @njit(inline="always", cache=True)
-def _correct(q, v, pi, mf, ps, x, mult):
+def _correct(q, v, pi, mf, x, mult, reg):
     """Step 5 of TA: the innovations of the node forces ``G^T lambda`` are
-    ``sum_r lambda_r u_r`` (the stored innovations of the rows' test inputs; ``lambda`` = ``ml``
-    in the scratch, packed row order), then one forward sweep over all links gives
-    ``M^-1 G^T lambda``, added to ``x``; the residual ``max |G x - bottom|`` is recomputed from
-    the corrected accelerations of the constraint bodies.  ``mult`` receives the multipliers in
-    set order.  Returns ``(residual, converged)``."""
-    mi, lam, kP, kS, pptr, setrow, cidx, act, pf, T, pos, KB, DB, crat, ws, pe = views(pi, ps)
-    H, C, zero, G, bottom, Lm, rhs, E, PA, AC, UU, QD, ml, W, PAN, EPS = scratch(pi, ps)
+    ``sum_r lambda_r u_r`` (the stored innovations of the rows' test inputs, summed over the
+    active dofs; ``lambda`` = ``ml`` in the scratch, packed row order), then one forward sweep
+    over all links gives ``M^-1 G^T lambda``, added to ``x``.  The residual
+    ``max |G x - bottom|`` of a pair row is its free error plus the power of its node test
+    wrenches ``E`` on the corrected link accelerations (``G_r M^-1 G^T lambda``, exact by
+    construction of ``E``); above 1e-9 the pair rows are re-evaluated from the corrected
+    accelerations of the constraint bodies for the relative test.  ``mult`` receives the
+    multipliers in set order.  Returns ``(residual, converged)``."""
+    (mi, kP, kS, pptr, setrow, cidx, act, pf, T, pos, KB, DB, crat, ws, pe, bottom, Lm, rhs, E, AC, UU, QD, ml, W,
+     PAN, EPS) = reg
     nv = pi[Q_NV]
     npr = pi[Q_NPR]
     n = npr + pi[Q_NCR]
     for i in range(nv):
         UU[i] = 0.0
     for r in range(n):
-        lr = ml[r]
-        mult[setrow[r]] = lr
-        for i in range(nv):  # (zero outside the active dofs)
-            UU[i] += lr * EPS[r, i]
+        mult[setrow[r]] = ml[r]
+    for t in range(act.shape[0]):  # (EPS is zero outside the active dofs)
+        iv = mi[act[t], MI_IV]
+        for i in range(iv, iv + mi[act[t], MI_NV]):
+            s = 0.0
+            for r in range(n):
+                s += ml[r] * EPS[r, i]
+            UU[i] = s
     forward(mi, ws, nv, act, True, AC, UU, QD)
     for i in range(nv):
         x[i] += QD[i]
-    # residual from the corrected accelerations of the constraint bodies
+    # residual from the corrected accelerations of the constraint bodies: a pair row's
+    # G qdd - gamma is its free value (-rhs - D phidot - K phi) plus G M^-1 G^T lambda, read
+    # as the power of its node test wrenches E (link axes) on the link accelerations AC
+    res = 0.0
+    scale = 0.0
+    for c in range(n - npr):
+        r = npr + c
+        gx, phidot, phi = coord_row(q, v, x, cidx, crat, c, True)
+        stab = DB[r] * phidot + KB[r] * phi
+        res = max(res, abs(gx + stab))
+        scale = max(scale, abs(gx), abs(stab))
+    res_pair = 0.0
+    for p in range(kP.shape[0]):
+        kSp = kS[p]
+        kPp = kP[p]
+        for r in range(pptr[p], pptr[p + 1]):
+            val = -rhs[r]  # (G qdd_free - gamma + D phidot + K phi)
+            if kSp >= 0:
+                for i in range(6):
+                    val += E[r, i] * AC[kSp, i]
+            if kPp >= 0:
+                for i in range(6):
+                    val += E[r, 6 + i] * AC[kPp, i]
+            res_pair = max(res_pair, abs(val))
+    if max(res, res_pair) <= 1e-9:
+        return max(res, res_pair), True
+    if kP.shape[0] == 0:
+        return res, res <= 1e-9 * (1.0 + scale)
+    # not converged in absolute terms: recompute the pair rows from the corrected link
+    # accelerations of the constraint bodies, and the scale of the relative test
     for t in range(act.shape[0]):
         w = act[t] * WS_STRIDE
         for i in range(6):
             ws[w + WS_A + i] += AC[act[t], i]
     eval_pairs(ws, kP, kS, pf, pe, mf[0], mf[1], mf[2], False)
-    res = 0.0
-    scale = 0.0
     for p in range(kP.shape[0]):
         for r in range(pptr[p], pptr[p + 1]):
             val, phidot, phi, dw0, dw1, dw2, dv0, dv1, dv2 = pair_row(pe, p, T, r, pos[r])
@@ -279,14 +407,6 @@ def _correct(q, v, pi, mf, ps, x, mult):
             res = max(res, abs(val + stab))
             bottom[r] = val  # G qdd - gamma
             scale = max(scale, abs(stab))
-    for c in range(n - npr):
-        r = npr + c
-        gx, phidot, phi = coord_row(q, v, x, cidx, crat, c, True)
-        stab = DB[r] * phidot + KB[r] * phi
-        res = max(res, abs(gx + stab))
-        scale = max(scale, abs(gx), abs(stab))
-    if res <= 1e-9 or kP.shape[0] == 0:
-        return res, res <= 1e-9 * (1.0 + scale)
     # the relative test needs |G qdd| and |gamma| of the pair rows: gamma from the link
     # accelerations at qdd = 0 (a = X a_parent + c, the world at [0; -g]) on the active links
     for t in range(act.shape[0]):
@@ -330,8 +450,9 @@ def tree_augmented(q, v, tau, fext, pi, mf, ps, x, mult, flags):
     3 (not finite): the general path diagnoses it; 2: ``Lambda`` singular, left for the
     caller's least-squares solve (strict upper triangle in the ``LAM_M`` region, diagonal in
     ``BOT``, right-hand side in ``RHS``) and :func:`ta_correct`."""
-    mi, lam, kP, kS, pptr, setrow, cidx, act, pf, T, pos, KB, DB, crat, ws, pe = views(pi, ps)
-    H, C, zero, G, bottom, Lm, rhs, E, PA, AC, UU, QD, ml, W, PAN, EPS = scratch(pi, ps)
+    reg = regions(pi, ps)
+    (mi, kP, kS, pptr, setrow, cidx, act, pf, T, pos, KB, DB, crat, ws, pe, bottom, Lm, rhs, E, AC, UU, QD, ml, W,
+     PAN, EPS) = reg
     code = check_state(q, v, tau, fext, flags, pi, mi)
     if code != 0:
         return code, 0.0, False
@@ -374,50 +495,36 @@ def tree_augmented(q, v, tau, fext, pi, mf, ps, x, mult, flags):
         rhs[r] = -gx - DB[r] * phidot - KB[r] * phi
     # 3. innovations u_r of every row's test input (one backward sweep over the active links
     #    for all rows), W_r = D^-1 u_r, and Lambda = sum over the active joints of u_a^T D^-1 u_r
-    #    (EPS and W are only ever written at the active dofs: zero elsewhere)
-    for c in range(n):
-        for t in range(act.shape[0]):
-            k = act[t]
-            for i in range(6):
-                PAN[c, k, i] = 0.0
-            iv = mi[k, MI_IV]
-            for i in range(iv, iv + mi[k, MI_NV]):
-                EPS[c, i] = 0.0
-        if c < npr:
-            p = 0
-            while pptr[p + 1] <= c:
-                p += 1
-            k = kS[p]
-            if k >= 0:
-                for i in range(6):
-                    PAN[c, k, i] -= E[c, i]
-            k = kP[p]
-            if k >= 0:
-                for i in range(6):
-                    PAN[c, k, i] -= E[c, 6 + i]
-        else:
-            cc = c - npr
-            EPS[c, cidx[cc, 0]] += 1.0
-            EPS[c, cidx[cc, 1]] -= crat[cc, 0]
-    innovations_rows(mi, ws, nv, act, n, PAN, EPS)
+    #    (EPS and W are only ever written at the active dofs: zero elsewhere; PAN is zero
+    #    at the active links here: the scratch starts zero and every sweep clears what it
+    #    reads, and nothing between this set-up and the sweep can return early)
     for t in range(act.shape[0]):
         k = act[t]
         iv = mi[k, MI_IV]
-        nvj = mi[k, MI_NV]
-        dinv = k * WS_STRIDE + WS_DINV
         for c in range(n):
-            for i in range(nvj):
-                s = 0.0
-                for j in range(nvj):
-                    s += ws[dinv + nvj * i + j] * EPS[c, iv + j]
-                W[c, iv + i] = s
+            for i in range(iv, iv + mi[k, MI_NV]):
+                EPS[c, i] = 0.0
     for c in range(n):
-        for a in range(c, n):
-            s = 0.0
-            for i in range(nv):  # (EPS and W are zero outside the active dofs)
-                s += EPS[a, i] * W[c, i]
-            Lm[a, c] = s
-            Lm[c, a] = s
+        for a in range(n):
+            Lm[a, c] = 0.0
+    for p in range(kP.shape[0]):
+        kSp = kS[p]
+        kPp = kP[p]
+        for c in range(pptr[p], pptr[p + 1]):
+            if kSp >= 0:
+                for i in range(6):
+                    PAN[c, kSp, i] -= E[c, i]
+            if kPp >= 0:
+                for i in range(6):
+                    PAN[c, kPp, i] -= E[c, 6 + i]
+    for cc in range(n - npr):
+        c = npr + cc
+        EPS[c, cidx[cc, 0]] += 1.0
+        EPS[c, cidx[cc, 1]] -= crat[cc, 0]
+    innovations_rows(mi, ws, nv, act, n, PAN, EPS, W, Lm)
+    for c in range(n):
+        for a in range(c + 1, n):
+            Lm[c, a] = Lm[a, c]
         bottom[c] = Lm[c, c]
     # 4. Lambda lambda = rhs (Cholesky in the lower triangle; redundant rows: the caller's
     #    least squares)
@@ -427,7 +534,7 @@ def tree_augmented(q, v, tau, fext, pi, mf, ps, x, mult, flags):
         if not math.isfinite(ml[r]):
             return 3, 0.0, False
     # 5. correction sweep with the node forces
-    res, ok = _correct(q, v, pi, mf, ps, x, mult)
+    res, ok = _correct(q, v, pi, mf, x, mult, reg)
     for i in range(nv):
         if not math.isfinite(x[i]):
             return 3, res, False

@@ -53,6 +53,8 @@ inertias; the operational-space inverse inertia); Kokkevis & Metaxas, GDC 2004.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..aba import _run
@@ -60,12 +62,17 @@ from ..algorithms import NO_FORCES, get_data, link_forces
 from ._linalg import solve_psd
 from ._thin import compress_rows, is_thin
 
+if TYPE_CHECKING:
+    from ..model import Data, Model
+    from ._kinematics import ConstraintKinematics
+
 __all__ = ["solve_tree_augmented"]
 
 
-def solve_tree_augmented(model, kin, tau, G, gamma, f_ext=None, data=None):
-    """General path of TA: ``(qdd, lambda, info)`` for a system with rows ``G`` (rows x nv)
-    and right-hand side ``gamma`` (Baumgarte included) at the state of ``kin``."""
+def solve_tree_augmented(model: Model, kin: ConstraintKinematics, tau: np.ndarray, G: np.ndarray, gamma: np.ndarray,
+                         f_ext: object = None, data: Data | None = None) -> tuple[np.ndarray, np.ndarray, dict]:
+    """General path of TA: ``(qdd (nv,), lambda (rows,), info)`` for ``tau (nv,)`` and a system with
+    rows ``G`` (rows x nv) and right-hand side ``gamma`` (Baumgarte included) at the state of ``kin``."""
     d = get_data(model, data)
     c = model.compiled
     nv = c.nv
