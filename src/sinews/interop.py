@@ -6,28 +6,34 @@ FIXED_JOINT or OP_FRAME, and the joint limits, damping, friction and armature (c
 ``to_pinocchio(model)`` goes the other way; multi-axis joints (planar, translation, Euler,
 general) become Pinocchio composite joints.
 
-Coordinates differ in two places:
+Coordinates differ in three places:
 
 * a free-flyer velocity is ``[omega; v]`` in sinews (angular first, like every spatial vector
   here) and ``[v; omega]`` in Pinocchio;
 * a continuous (unbounded revolute) joint has ``q = t`` (the angle) in sinews and
   ``q = (cos t, sin t)`` in Pinocchio, so ``nq`` and ``idx_q`` differ when a Pinocchio model has
-  continuous joints (``v`` is the same).
+  continuous joints (``v`` is the same);
+* a Pinocchio planar joint (``JointModelPlanar``) becomes sinews' ``Planar``: ``q = (x, y, t)``
+  here and ``(x, y, cos t, sin t)`` there, and ``v = dq/dt`` here while Pinocchio's ``v`` is the
+  child twist in child axes, ``v_pin = diag(R(t)^T, 1) v``: a configuration-dependent rotation,
+  so these conversions take ``q`` and accelerations take ``v`` too (``a_to_pin``).
 
 Use :class:`PinocchioCoordinates` (``PinocchioCoordinates(model, pin_model)``, then
-``v_to_pin(v)``, ``q_to_pin(q)`` etc.) to convert q, v, tau and Jacobian columns.  6-D
-Jacobian *rows* are ``[angular; linear]`` here and ``[linear; angular]`` in Pinocchio.
+``v_to_pin(v)``, ``q_to_pin(q)``, ``a_to_pin(a)`` etc.) to convert q, v, a, tau, mass matrices
+and Jacobian columns.  6-D Jacobian *rows* are ``[angular; linear]`` here and
+``[linear; angular]`` in Pinocchio.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import joints as J
 from ._checks import finite_vector, real_array
+from ._pin_joints import PLANAR, UNBOUNDED, joint_from_pin, joint_to_pin, planar_properties
 from .model import Model
 from .spatial import SpatialInertia, Transform
 
@@ -48,128 +54,6 @@ def _pin():
 #: Pinocchio's "no limit" (``std::numeric_limits<double>::max()``): read as an infinite limit
 _PIN_UNLIMITED = np.finfo(float).max
 
-#: Pinocchio joint types with no sinews equivalent, and why (from_pinocchio refuses them)
-_REFUSED = {
-    "JointModelPlanar": (
-        "Pinocchio's planar joint has q = (x, y, cos, sin) and v = the child twist in child axes (an "
-        "SE(2) velocity), while sinews' Planar has v = dq/dt; build the planar base from "
-        "JointModelPX, JointModelPY and JointModelRZ (a JointModelComposite) instead"
-    ),
-    "JointModelMimic": (
-        "a Pinocchio mimic joint has no degrees of freedom of its own; load the robot with "
-        "independent mimic joints (e.g. pin.buildModelFromUrdf(..., mimic=False)) and couple them "
-        "with sinews' Model.add_mimic / ConstraintSet.add_mimic_constraints"
-    ),
-    "JointModelEllipsoid": "sinews has no ellipsoid joint",
-}
-
-#: unbounded (continuous) revolute joints: q = (cos t, sin t) in Pinocchio, q = t in sinews
-_UNBOUNDED = {"JointModelRUBX": 0, "JointModelRUBY": 1, "JointModelRUBZ": 2, "JointModelRevoluteUnboundedUnaligned": None}
-
-
-def _screw_from_pin(jm, where: str) -> np.ndarray:
-    """The unit screw axis ``[omega; v]`` of a one-dof Pinocchio joint (revolute, prismatic or
-    helical, aligned or not), for a composite joint's parts."""
-    name = jm.shortname()
-    if hasattr(jm, "extract"):
-        jm = jm.extract()
-    axis = None
-    if name[-2:-1] in ("R", "P", "H") and name[-1] in "XYZ" and name.startswith("JointModel") and len(name) == 12:
-        axis = np.eye(3)["XYZ".index(name[-1])]
-        kind = name[-2]
-    elif name in ("JointModelRevoluteUnaligned", "JointModelPrismaticUnaligned", "JointModelHelicalUnaligned"):
-        axis = np.asarray(jm.axis, dtype=float)
-        axis = axis / np.linalg.norm(axis)
-        kind = name[10]
-    if axis is None:
-        raise ValueError(
-            f"{where}: a Pinocchio composite joint converts to a sinews MultiAxis joint only when "
-            f"all its parts are one-dof revolute, prismatic or helical joints; it holds a {name}"
-        )
-    if kind == "R":
-        return np.r_[axis, 0.0, 0.0, 0.0]
-    if kind == "P":
-        return np.r_[0.0, 0.0, 0.0, axis]
-    return np.r_[axis, float(jm.pitch) * axis]
-
-
-def _composite_from_pin(jm, where: str):
-    """A Pinocchio ``JointModelComposite`` ``X = P_1 J_1(q_1) P_2 J_2(q_2) ... P_k J_k(q_k)`` as
-    ``(P_1 ... P_k, MultiAxis)``: ``X = (P_1 ... P_k) exp(s'_1 q_1) ... exp(s'_k q_k)`` with
-    ``s'_i = Ad(Q_i^-1) s_i`` and ``Q_i = P_{i+1} ... P_k``.  Velocities are ``dq/dt`` in both."""
-    parts = list(jm.joints)
-    if not 1 <= len(parts) <= 6:
-        raise ValueError(f"{where}: a composite joint of {len(parts)} parts (sinews' MultiAxis takes 1 to 6)")
-    P = [Transform(np.asarray(X.rotation), np.asarray(X.translation)) for X in jm.jointPlacements]
-    axes = []
-    for i, part in enumerate(parts):
-        Q = Transform.identity()
-        for X in P[i + 1 :]:
-            Q = Q @ X
-        Qi = Q.inverse()
-        s = _screw_from_pin(part, where)
-        w = Qi.R @ s[:3]
-        axes.append(np.r_[w, Qi.R @ s[3:] + np.cross(Qi.p, w)])
-    total = Transform.identity()
-    for X in P:
-        total = total @ X
-    return total, J.MultiAxis(np.array(axes))
-
-
-def _unbounded_axis(jm) -> np.ndarray:
-    """The axis of a ``JointModelRevoluteUnboundedUnaligned`` (Pinocchio's Python bindings do not
-    expose it): the angular part of its motion subspace at ``q = (cos 0, sin 0)``."""
-    jd = jm.createData()
-    jm.calc(jd, np.array([1.0, 0.0]))
-    return np.asarray(jd.S, dtype=float).reshape(6)[3:]
-
-
-def _joint_from_pin(jm, where: str = "joint"):
-    """``(X_extra, joint)``: the sinews joint equivalent to a Pinocchio joint model and the
-    placement to append to the Pinocchio joint placement (identity except for composites)."""
-    name = jm.shortname()
-    if name == "JointModelRevoluteUnboundedUnaligned":
-        return Transform.identity(), J.Revolute(_unbounded_axis(jm))
-    if name in _REFUSED:
-        raise ValueError(f"{where}: Pinocchio joint type {name} has no sinews equivalent: {_REFUSED[name]}")
-    if name == "JointModelComposite":
-        return _composite_from_pin(jm.extract() if hasattr(jm, "extract") else jm, where)
-    if hasattr(jm, "extract"):  # the generic JointModel wrapper hides axis and pitch
-        jm = jm.extract()
-    I = Transform.identity()
-    table = {
-        "JointModelRX": J.RevoluteX,
-        "JointModelRY": J.RevoluteY,
-        "JointModelRZ": J.RevoluteZ,
-        "JointModelPX": J.PrismaticX,
-        "JointModelPY": J.PrismaticY,
-        "JointModelPZ": J.PrismaticZ,
-        "JointModelSpherical": J.Spherical,
-        "JointModelFreeFlyer": J.FreeFlyer,
-        "JointModelTranslation": J.TranslationXYZ,
-        "JointModelSphericalZYX": J.EulerZYX,
-    }
-    if name in table:
-        return I, table[name]()
-    if name in _UNBOUNDED:
-        return I, (J.RevoluteX, J.RevoluteY, J.RevoluteZ)[_UNBOUNDED[name]]()
-    if name == "JointModelRevoluteUnaligned":
-        return I, J.Revolute(np.asarray(jm.axis, dtype=float))
-    if name == "JointModelPrismaticUnaligned":
-        return I, J.Prismatic(np.asarray(jm.axis, dtype=float))
-    if name in ("JointModelHX", "JointModelHY", "JointModelHZ"):
-        axis = np.eye(3)["XYZ".index(name[-1])]
-        return I, J.Helical(axis, float(jm.pitch))
-    if name == "JointModelHelicalUnaligned":
-        return I, J.Helical(np.asarray(jm.axis, dtype=float), float(jm.pitch))
-    if name == "JointModelUniversal":
-        # X = R(axis1, q1) R(axis2, q2), v = dq/dt
-        a1 = np.asarray(jm.axis1, dtype=float)
-        a2 = np.asarray(jm.axis2, dtype=float)
-        return I, J.MultiAxis([np.r_[a1, 0.0, 0.0, 0.0], np.r_[a2, 0.0, 0.0, 0.0]], kind="Universal")
-    raise ValueError(f"{where}: Pinocchio joint type {name} has no sinews equivalent")
-
-
 def _limits(a: np.ndarray) -> np.ndarray:
     """Pinocchio's +-DBL_MAX ("unlimited") as +-inf."""
     a = np.array(a, dtype=float)
@@ -178,21 +62,30 @@ def _limits(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _copy_properties(model: Model, bid: int, pin_model, i: int, unbounded: bool) -> None:
+def _copy_properties(model: Model, bid: int, pin_model, i: int, kind: str) -> None:
     """Limits, damping, friction and armature of Pinocchio joint ``i`` onto sinews body ``bid``
     (contract C1).  Continuous joints keep infinite position limits (Pinocchio's limits there
-    bound cos and sin); free-flyer velocity-sized properties are reordered ``[v; w] -> [w; v]``."""
+    bound cos and sin); free-flyer velocity-sized properties are reordered ``[v; w] -> [w; v]``.
+    A planar joint keeps its x, y position limits (its angle is unlimited, as for continuous
+    joints); its velocity-sized properties along x and y are in the child's axes in Pinocchio
+    and in the joint frame here, so they are copied only where the rotation between the two
+    leaves them unchanged (see :func:`_planar_properties`)."""
     b = model.body(bid)
     iq, nq = int(pin_model.idx_qs[i]), int(pin_model.nqs[i])
     iv, nv = int(pin_model.idx_vs[i]), int(pin_model.nvs[i])
     props = {}
-    if not unbounded:
+    if kind == PLANAR:
+        props["lower"] = np.r_[_limits(pin_model.lowerPositionLimit[iq : iq + 2]), -np.inf]
+        props["upper"] = np.r_[_limits(pin_model.upperPositionLimit[iq : iq + 2]), np.inf]
+    elif kind not in UNBOUNDED:
         props["lower"] = _limits(pin_model.lowerPositionLimit[iq : iq + nq])
         props["upper"] = _limits(pin_model.upperPositionLimit[iq : iq + nq])
     order = np.array([3, 4, 5, 0, 1, 2]) if b.joint.code == J.JT_FREEFLYER else np.arange(nv)
     for ours, theirs in (("velocity_limit", "velocityLimit"), ("effort_limit", "effortLimit"),
                          ("damping", "damping"), ("friction", "friction"), ("armature", "armature")):
         vals = _limits(np.asarray(getattr(pin_model, theirs))[iv : iv + nv])[order]
+        if kind == PLANAR:
+            planar_properties(ours, theirs, vals, b.name)
         props[ours] = vals
     model.set_joint_properties(bid, **props)
 
@@ -204,11 +97,15 @@ def from_pinocchio(pin_model: pinocchio.Model) -> Model:
     helical (aligned or not), continuous (``JointModelRUBX/Y/Z``,
     ``JointModelRevoluteUnboundedUnaligned``: a sinews revolute joint whose ``q`` is the angle,
     where Pinocchio stores ``(cos, sin)``: convert with ``PinocchioCoordinates(model,
-    pin_model)``), spherical, free-flyer, translation, spherical ZYX (``EulerZYX``), universal
-    and composites of one-dof joints (``MultiAxis``).  Planar, mimic and ellipsoid joints are
-    refused with the reason.  Joint limits, velocity and effort limits, damping, friction and
-    armature are copied (``Model.set_joint_properties``); Pinocchio's ``+-DBL_MAX`` ("no limit")
-    becomes ``+-inf``.
+    pin_model)``), spherical, free-flyer, translation, spherical ZYX (``EulerZYX``), universal,
+    planar (``Planar``: ``q = (x, y, t)``, ``v = dq/dt`` where Pinocchio has ``(x, y, cos t,
+    sin t)`` and the child twist in child axes; ``PinocchioCoordinates`` converts q, v, a, tau,
+    M and Jacobians) and composites of one-dof joints (``MultiAxis``).  Mimic and ellipsoid
+    joints are refused with the reason.  Joint limits, velocity and effort limits, damping,
+    friction and armature are copied (``Model.set_joint_properties``); Pinocchio's ``+-DBL_MAX``
+    ("no limit") becomes ``+-inf``.  A planar joint's x, y properties act on child-axis components in
+    Pinocchio: its x, y damping must be equal, its x, y armature and friction zero and its x, y
+    velocity and effort limits unlimited (``ValueError`` otherwise; the angle's are copied).
     """
     pin = _pin()
     if not isinstance(pin_model, pin.Model):
@@ -219,12 +116,12 @@ def from_pinocchio(pin_model: pinocchio.Model) -> Model:
         jm = pin_model.joints[i]
         name = str(pin_model.names[i])
         placement = pin_model.jointPlacements[i]
-        X_extra, joint = _joint_from_pin(jm, f"joint {name!r}")
+        X_extra, joint = joint_from_pin(jm, f"joint {name!r}")
         X = Transform(np.asarray(placement.rotation), np.asarray(placement.translation)) @ X_extra
         I = pin_model.inertias[i]
         inertia = SpatialInertia(float(I.mass), np.asarray(I.lever), np.asarray(I.inertia))
         bid = model.add_body(int(pin_model.parents[i]), joint, X, inertia, name=name)
-        _copy_properties(model, bid, pin_model, i, jm.shortname() in _UNBOUNDED)
+        _copy_properties(model, bid, pin_model, i, jm.shortname())
     used = set()
     kinds = (pin.FrameType.BODY, pin.FrameType.FIXED_JOINT, pin.FrameType.OP_FRAME)
     for f in pin_model.frames:
@@ -236,56 +133,6 @@ def from_pinocchio(pin_model: pinocchio.Model) -> Model:
         used.add(name)
         model.add_frame(name, int(f.parentJoint), Transform(np.asarray(f.placement.rotation), np.asarray(f.placement.translation)))
     return model
-
-
-def _multiaxis_to_pin(pin, joint: J.Joint):
-    """A multi-axis joint ``exp(s_1 q_1) ... exp(s_k q_k)`` as a Pinocchio composite: each unit
-    screw ``s = [w; v]`` is ``P exp(s0 q) P^-1`` with ``P = T(w x v)`` (a point of its axis) and
-    ``s0`` the revolute/helical joint about ``w`` through the origin (pitch ``w . v``), or a
-    prismatic joint along ``v`` (``w = 0``).  Returns the composite (placements ``P_1``,
-    ``P_1^-1 P_2``, ...) and the trailing ``P_k^-1``: the sinews child frame in the Pinocchio
-    joint frame."""
-    comp = pin.JointModelComposite()
-    prev = Transform.identity()
-    for s in joint.axes:
-        w, v = np.asarray(s[:3], dtype=float), np.asarray(s[3:], dtype=float)
-        if np.linalg.norm(w) > 0.5:
-            pitch = float(w @ v)
-            P = Transform(np.eye(3), np.cross(w, v))
-            jm = pin.JointModelHelicalUnaligned(w, pitch) if pitch != 0.0 else pin.JointModelRevoluteUnaligned(*w)
-        else:
-            P = Transform.identity()
-            jm = pin.JointModelPrismaticUnaligned(*v)
-        X = prev.inverse() @ P
-        comp.addJoint(jm, pin.SE3(X.R, X.p))
-        prev = P
-    return comp, prev.inverse()
-
-
-def _joint_to_pin(pin, joint: J.Joint):
-    """``(Pinocchio joint model, X_pinframe_child)``: the equivalent joint and the sinews child
-    frame in the Pinocchio joint frame (the identity except for multi-axis joints with axes off
-    the origin)."""
-    I = Transform.identity()
-    if joint.code == J.JT_REVOLUTE:
-        code = joint.axis_code
-        if code:
-            return [pin.JointModelRX, pin.JointModelRY, pin.JointModelRZ][code - 1](), I
-        return pin.JointModelRevoluteUnaligned(*joint.axis), I
-    if joint.code == J.JT_PRISMATIC:
-        code = joint.axis_code
-        if code:
-            return [pin.JointModelPX, pin.JointModelPY, pin.JointModelPZ][code - 1](), I
-        return pin.JointModelPrismaticUnaligned(*joint.axis), I
-    if joint.code == J.JT_HELICAL:
-        return pin.JointModelHelicalUnaligned(np.asarray(joint.axis), joint.pitch), I
-    if joint.code == J.JT_SPHERICAL:
-        return pin.JointModelSpherical(), I
-    if joint.code == J.JT_FREEFLYER:
-        return pin.JointModelFreeFlyer(), I
-    if joint.code == J.JT_MULTIAXIS:
-        return _multiaxis_to_pin(pin, joint)
-    raise ValueError(f"joint {joint!r} cannot be converted to Pinocchio")
 
 
 def to_pinocchio(model: Model) -> pinocchio.Model:
@@ -323,7 +170,7 @@ def to_pinocchio(model: Model) -> pinocchio.Model:
                 pm.appendBodyToJoint(jid, pin.Inertia(b.inertia.mass, b.inertia.com, b.inertia.inertia_com), se3)
             pm.addFrame(pin.Frame(b.name, jid, se3, pin.FrameType.BODY))
             continue
-        jm, post[k] = _joint_to_pin(pin, b.joint)
+        jm, post[k] = joint_to_pin(pin, b.joint)
         jid = pm.addJoint(parent_joint, jm, pin.SE3(X_parent.R, X_parent.p), b.name)
         joint_of_link[k] = jid
         I = b.inertia
@@ -380,14 +227,28 @@ def _require_depth_first(model: Model) -> None:
             )
 
 
+def _finite_or_raise(x: np.ndarray, name: str) -> None:
+    """A conversion that overflowed (inputs near the float range) is refused, naming them."""
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name}: the planar joints' conversion overflows (values too large)")
+
+
 class PinocchioCoordinates:
-    """Converts q, v (and tau, a) and Jacobians between sinews and Pinocchio orderings.
+    """Converts q, v, a, tau, mass matrices and Jacobians between sinews and Pinocchio.
 
     ``pin_model``: the Pinocchio model the sinews ``model`` was made from (or converted to),
-    needed only when it has continuous joints (``JointModelRUBX/Y/Z``, ``RevoluteUnbounded``),
-    whose configuration is ``(cos t, sin t)`` in Pinocchio and the angle ``t`` in sinews; then
-    ``model.nq`` and ``pin_model.nq`` differ and :meth:`q_to_pin` / :meth:`q_from_pin` convert.
-    Joints are matched by name (``from_pinocchio`` keeps Pinocchio's joint names).
+    needed when it has continuous joints (``JointModelRUBX/Y/Z``, ``RevoluteUnbounded``) or
+    planar joints (``JointModelPlanar``).  Joints are matched by name (``from_pinocchio`` keeps
+    Pinocchio's joint names).
+
+    * continuous joint: ``q = t`` here, ``(cos t, sin t)`` in Pinocchio (``nq`` differs);
+    * planar joint: ``q = (x, y, t)`` and ``v = dq/dt`` here; ``q = (x, y, cos t, sin t)`` and
+      ``v = (vx, vy, w)``, the child twist in child axes, in Pinocchio.  So
+      ``v_pin = T(t) v`` with ``T = diag(R(t)^T, 1)``, a rotation: torques map the same way
+      (``tau_pin = T^-T tau = T tau``), ``M = T^T M_pin T``, Jacobian columns ``J = J_pin T``,
+      and accelerations pick up the rotating frame's term,
+      ``a_pin = T a + (w u_y, -w u_x, 0)`` with ``u = R^T (dx, dy)`` (:meth:`a_to_pin`).  These
+      conversions need the configuration ``q`` (sinews', (nq,)); the others do not.
     """
 
     def __init__(self, model: Model, pin_model: pinocchio.Model | None = None) -> None:
@@ -404,6 +265,8 @@ class PinocchioCoordinates:
         self.nq_pin = model.nq
         # continuous joints: (sinews q index, Pinocchio q index); other coordinates: index maps
         self._angles = np.zeros((0, 2), dtype=np.int64)
+        # Pinocchio planar joints: (sinews q index of the angle, sinews v index of vx)
+        self._planar = np.zeros((0, 2), dtype=np.int64)
         self._q_same = (np.arange(model.nq), np.arange(model.nq))
         if pin_model is not None:
             self._match(pin_model)
@@ -412,7 +275,7 @@ class PinocchioCoordinates:
         pin = _pin()
         if not isinstance(pin_model, pin.Model):
             raise ValueError(f"pin_model must be a pinocchio.Model, got {type(pin_model).__name__}")
-        ours, theirs, angles = [], [], []
+        ours, theirs, angles, planar = [], [], [], []
         for i in range(1, pin_model.njoints):
             name = str(pin_model.names[i])
             try:
@@ -422,8 +285,14 @@ class PinocchioCoordinates:
             nq_pin, iq_pin = int(pin_model.nqs[i]), int(pin_model.idx_qs[i])
             if int(pin_model.nvs[i]) != b.joint.nv or b.idx_q < 0:
                 raise ValueError(f"pin_model: joint {name!r} does not match the sinews joint {b.joint!r}")
-            if pin_model.joints[i].shortname() in _UNBOUNDED and b.joint.nq == 1:
+            kind = pin_model.joints[i].shortname()
+            if kind in UNBOUNDED and b.joint.nq == 1:
                 angles.append((b.idx_q, iq_pin))
+            elif kind == PLANAR and b.joint.kind == "Planar":
+                ours.extend((b.idx_q, b.idx_q + 1))
+                theirs.extend((iq_pin, iq_pin + 1))
+                angles.append((b.idx_q + 2, iq_pin + 2))
+                planar.append((b.idx_q + 2, b.idx_v))
             elif nq_pin == b.joint.nq:
                 ours.extend(range(b.idx_q, b.idx_q + nq_pin))
                 theirs.extend(range(iq_pin, iq_pin + nq_pin))
@@ -433,11 +302,12 @@ class PinocchioCoordinates:
             raise ValueError("pin_model: its joints do not cover the sinews model's configuration")
         self.nq_pin = int(pin_model.nq)
         self._angles = np.array(angles, dtype=np.int64).reshape(-1, 2)
+        self._planar = np.array(planar, dtype=np.int64).reshape(-1, 2)
         self._q_same = (np.array(ours, dtype=np.int64), np.array(theirs, dtype=np.int64))
 
     def q_to_pin(self, q: ArrayLike) -> np.ndarray:
         """Configuration ``q`` (nq,) in Pinocchio's layout (a copy, (pin_model.nq,); continuous
-        joints as ``(cos, sin)``)."""
+        joints and planar angles as ``(cos, sin)``)."""
         q = finite_vector(q, self.model.nq, "q")
         out = np.empty(self.nq_pin)
         out[self._q_same[1]] = q[self._q_same[0]]
@@ -447,7 +317,7 @@ class PinocchioCoordinates:
 
     def q_from_pin(self, q: ArrayLike) -> np.ndarray:
         """Configuration (nq,) from Pinocchio's ``q`` (pin_model.nq,) (a copy; continuous joints'
-        angle from ``atan2(sin, cos)``)."""
+        and planar joints' angle from ``atan2(sin, cos)``)."""
         q = finite_vector(q, self.nq_pin, "q")
         out = np.empty(self.model.nq)
         out[self._q_same[0]] = q[self._q_same[1]]
@@ -455,29 +325,117 @@ class PinocchioCoordinates:
             out[i_s] = np.arctan2(q[i_p + 1], q[i_p])
         return out
 
-    def v_from_pin(self, v_pin: ArrayLike) -> np.ndarray:
-        """Velocity (or acceleration, torque) (nv,) from Pinocchio's order."""
-        return finite_vector(v_pin, self.model.nv, "v_pin")[self.perm]
+    def _planar_cs(self, q: ArrayLike | None) -> np.ndarray:
+        """``(k, 2)`` cos and sin of the planar joints' angles in ``q`` (nq,) (sinews layout)."""
+        if q is None:
+            raise ValueError(
+                "q is required: the model has Pinocchio planar joints, whose velocity (vx, vy, w) is "
+                "in the child's axes, so the conversion depends on the angle"
+            )
+        t = finite_vector(q, self.model.nq, "q")[self._planar[:, 0]]
+        return np.stack([np.cos(t), np.sin(t)], axis=1)
 
-    def v_to_pin(self, v: ArrayLike) -> np.ndarray:
-        """Velocity (or acceleration, torque) (nv,) in Pinocchio's order."""
+    def _rotate(self, x: np.ndarray, cs: np.ndarray, to_pin: bool) -> np.ndarray:
+        """Rotate the (x, y) part of each planar block of ``x`` (nv,) in place: ``R^T`` (to
+        Pinocchio's child axes) or ``R`` (back)."""
+        sign = 1.0 if to_pin else -1.0
+        for (_, iv), (c, s) in zip(self._planar, cs):
+            a, b = x[iv], x[iv + 1]
+            x[iv], x[iv + 1] = c * a + sign * s * b, -sign * s * a + c * b
+        return x
+
+    def _to_pin(self, x: ArrayLike, name: str, q: ArrayLike | None) -> np.ndarray:
         out = np.empty(self.model.nv)
-        out[self.perm] = finite_vector(v, self.model.nv, "v")
+        out[self.perm] = finite_vector(x, self.model.nv, name)
+        if len(self._planar):
+            self._rotate(out, self._planar_cs(q), True)
+            _finite_or_raise(out, name)
         return out
 
-    def matrix_from_pin(self, M_pin: ArrayLike) -> np.ndarray:
-        """An (nv, nv) matrix (mass matrix) in sinews ordering."""
+    def _from_pin(self, x: ArrayLike, name: str, q: ArrayLike | None) -> np.ndarray:
+        out = finite_vector(x, self.model.nv, name)[self.perm]
+        if len(self._planar):
+            self._rotate(out, self._planar_cs(q), False)
+            _finite_or_raise(out, name)
+        return out
+
+    def v_to_pin(self, v: ArrayLike, q: ArrayLike | None = None) -> np.ndarray:
+        """Velocity (or torque) (nv,) in Pinocchio's order; ``q`` (nq,), the sinews
+        configuration, is needed only with Pinocchio planar joints (for accelerations use
+        :meth:`a_to_pin`, which differs there)."""
+        return self._to_pin(v, "v", q)
+
+    def v_from_pin(self, v_pin: ArrayLike, q: ArrayLike | None = None) -> np.ndarray:
+        """Velocity (or torque) (nv,) from Pinocchio's order; ``q`` (nq,), the sinews
+        configuration, is needed only with Pinocchio planar joints (for accelerations use
+        :meth:`a_from_pin`)."""
+        return self._from_pin(v_pin, "v_pin", q)
+
+    def _planar_term(self, v: ArrayLike, cs: np.ndarray) -> np.ndarray:
+        """``a_pin - T a`` (nv,): ``(w u_y, -w u_x)`` per planar joint, ``u = R^T (dx, dy)``."""
+        v = finite_vector(v, self.model.nv, "v")
+        out = np.zeros(self.model.nv)
+        for (_, iv), (c, s) in zip(self._planar, cs):
+            ux, uy = c * v[iv] + s * v[iv + 1], -s * v[iv] + c * v[iv + 1]
+            w = v[iv + 2]
+            out[iv], out[iv + 1] = w * uy, -w * ux
+        if not np.all(np.isfinite(out)):
+            raise ValueError("v is too large: the planar joints' velocity term w * (u_y, -u_x) overflows")
+        return out
+
+    def a_to_pin(self, a: ArrayLike, q: ArrayLike | None = None, v: ArrayLike | None = None) -> np.ndarray:
+        """Acceleration ``a`` (nv,) in Pinocchio's coordinates (``d v_pin / dt``).  Same as
+        :meth:`v_to_pin` without planar joints; with them, ``q`` (nq,) and ``v`` (nv,) (sinews')
+        are needed: ``a_pin = T a + (w u_y, -w u_x, 0)`` per planar joint."""
+        out = self._to_pin(a, "a", q)
+        if len(self._planar):
+            if v is None:
+                raise ValueError("v is required: with Pinocchio planar joints the acceleration has a velocity term")
+            out += self._planar_term(v, self._planar_cs(q))
+            _finite_or_raise(out, "a and v")
+        return out
+
+    def a_from_pin(self, a_pin: ArrayLike, q: ArrayLike | None = None, v: ArrayLike | None = None) -> np.ndarray:
+        """Acceleration (nv,) (``dv/dt``, sinews) from Pinocchio's ``a_pin`` (nv,); ``q`` (nq,)
+        and ``v`` (nv,) (sinews') are needed only with Pinocchio planar joints."""
+        a_pin = finite_vector(a_pin, self.model.nv, "a_pin")
+        if len(self._planar):
+            if v is None:
+                raise ValueError("v is required: with Pinocchio planar joints the acceleration has a velocity term")
+            a_pin = a_pin - self._planar_term(v, self._planar_cs(q))[self.perm.argsort()]
+            _finite_or_raise(a_pin, "a_pin and v")
+        return self._from_pin(a_pin, "a_pin and v", q)
+
+    def _velocity_map(self, q: ArrayLike | None) -> np.ndarray:
+        """``T`` (nv, nv) with ``v_pin = T v``."""
+        T = np.zeros((self.model.nv, self.model.nv))
+        T[self.perm, np.arange(self.model.nv)] = 1.0
+        if len(self._planar):
+            cs = self._planar_cs(q)
+            for j in range(self.model.nv):
+                self._rotate(T[:, j], cs, True)
+        return T
+
+    def matrix_from_pin(self, M_pin: ArrayLike, q: ArrayLike | None = None) -> np.ndarray:
+        """An (nv, nv) matrix (mass matrix) in sinews coordinates, ``T^T M_pin T``; ``q`` (nq,)
+        is needed only with Pinocchio planar joints."""
         nv = self.model.nv
         M_pin = real_array(M_pin, "M_pin", shape=(nv, nv))
+        if len(self._planar):
+            T = self._velocity_map(q)
+            return T.T @ M_pin @ T
         return M_pin[np.ix_(self.perm, self.perm)]
 
-    def columns_from_pin(self, J_pin: ArrayLike) -> np.ndarray:
-        """Jacobian columns from Pinocchio's velocity order (rows unchanged)."""
+    def columns_from_pin(self, J_pin: ArrayLike, q: ArrayLike | None = None) -> np.ndarray:
+        """Jacobian columns from Pinocchio's velocity coordinates (``J_pin T``; rows unchanged);
+        ``q`` (nq,) is needed only with Pinocchio planar joints."""
         J_pin = real_array(J_pin, "J_pin")
         if J_pin.ndim == 1 and self.model.nv == 1:  # Pinocchio returns a vector for one dof
             J_pin = J_pin.reshape(-1, 1)
         if J_pin.ndim != 2 or J_pin.shape[1] != self.model.nv:
             raise ValueError(f"J_pin must have {self.model.nv} columns, got shape {J_pin.shape}")
+        if len(self._planar):
+            return J_pin @ self._velocity_map(q)
         return J_pin[:, self.perm]
 
     @staticmethod
