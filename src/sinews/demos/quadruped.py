@@ -18,10 +18,15 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import warnings
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._output import DemoOutput
+
+if TYPE_CHECKING:
+    from ..sim import Scene
 
 NAME = "quadruped"
 DESCRIPTION = "Solo12 quadruped dropped onto the ground, standing under PD control (3-D animation)"
@@ -51,7 +56,8 @@ def robots_dir() -> str:
     return root
 
 
-def pd_controller(q_ref: np.ndarray, kp, kd, nq_base: int = 7, nv_base: int = 6):
+def pd_controller(q_ref: np.ndarray, kp: float | ArrayLike, kd: float | ArrayLike, nq_base: int = 7,
+                  nv_base: int = 6) -> Callable[[float, np.ndarray, np.ndarray], np.ndarray]:
     """``controller(t, q, v) -> tau``: joint PD about ``q_ref`` on the coordinates after the
     floating base (gains scalars or per joint)."""
     q_ref = np.asarray(q_ref, dtype=float)
@@ -67,7 +73,7 @@ def pd_controller(q_ref: np.ndarray, kp, kd, nq_base: int = 7, nv_base: int = 6)
     return controller
 
 
-def compile_kernels(message: bool = True):
+def compile_kernels(message: bool = True) -> float:
     """Compile the default stepper's Numba kernels (on the very first run only: they are cached
     on disk afterwards), in parallel child processes when the cache is cold
     (:func:`sinews._warmup.warmup_simulation`).  Returns seconds."""
@@ -84,7 +90,9 @@ def compile_kernels(message: bool = True):
     return time.perf_counter() - t0
 
 
-def warm_up(scene, q0, v0, dt, controller=None, message: bool = True):
+def warm_up(scene: Scene, q0: ArrayLike, v0: ArrayLike, dt: float,
+            controller: Callable[[float, np.ndarray, np.ndarray], ArrayLike] | None = None,
+            message: bool = True) -> float:
     """:func:`compile_kernels`, then one step of this scene (what is specific to it), so that no
     compilation falls in the timed run.  Returns seconds."""
     import time
@@ -97,7 +105,7 @@ def warm_up(scene, q0, v0, dt, controller=None, message: bool = True):
     return time.perf_counter() - t0
 
 
-def solo12_scene():
+def solo12_scene() -> tuple[Scene, np.ndarray]:
     """(scene, q_standing) of Solo12 on the ground (see the module docstring)."""
     from ..geometry import Sphere
     from ..sim.scenes_io import ROBOT_GROUP, scene_from_urdf
@@ -120,7 +128,7 @@ def solo12_scene():
     return scene, q
 
 
-def run(out_dir, quick: bool = False) -> dict:
+def run(out_dir: str | os.PathLike, quick: bool = False) -> dict:
     from ..sim import simulate
     from ..sim.scenes_io import place_on_ground
     from ..viewer import write_html

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numpy.typing import ArrayLike
 
 from .._checks import real_array
 
@@ -43,7 +44,7 @@ def _sweep(lo, hi, order, axis, out):
     return k
 
 
-def sweep_and_prune(lower, upper) -> np.ndarray:
+def sweep_and_prune(lower: ArrayLike, upper: ArrayLike) -> np.ndarray:
     """Index pairs ``(i, j)``, ``i < j``, of the boxes ``[lower_i, upper_i]`` that overlap.
 
     ``lower``, ``upper``: (n, 3) finite corners.  Returns an (k, 2) int64 array sorted
@@ -77,7 +78,7 @@ def sweep_unchecked(lo, hi) -> np.ndarray:
     return out
 
 
-def aabb_overlaps(lower, upper) -> np.ndarray:
+def aabb_overlaps(lower: ArrayLike, upper: ArrayLike) -> np.ndarray:
     """The same pairs as :func:`sweep_and_prune` by testing all n^2 pairs (a reference)."""
     lo = real_array(lower, "lower", ndim=2)
     hi = real_array(upper, "upper", ndim=2)

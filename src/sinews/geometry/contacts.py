@@ -10,12 +10,16 @@ record with one row per contact point, in a deterministic order (by pair, then b
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from .broad_phase import sweep_unchecked
 from .narrow_phase import collide_posed
 from .shapes import HalfSpace
+
+if TYPE_CHECKING:
+    from .shapes import Shape
 
 __all__ = ["Contacts", "find_contacts", "support_points"]
 
@@ -50,7 +54,9 @@ class Contacts:
         return cls(zi, zi.copy(), np.zeros((0, 3)), np.zeros((0, 3)), z, z.copy(), z.copy())
 
 
-def find_contacts(shapes, R, p, allowed, friction, restitution, margin=0.0, support=None) -> Contacts:
+def find_contacts(shapes: Sequence[Shape], R: np.ndarray, p: np.ndarray, allowed: np.ndarray, friction: np.ndarray,
+                  restitution: np.ndarray, margin: float = 0.0,
+                  support: tuple[np.ndarray, np.ndarray, np.ndarray, set[int]] | None = None) -> Contacts:
     """Contacts among ``shapes`` posed at ``R`` (n, 3, 3), ``p`` (n, 3).
 
     ``allowed``: (n, n) boolean filter (symmetric); ``friction``/``restitution``: (n, n) combined
@@ -105,7 +111,7 @@ def find_contacts(shapes, R, p, allowed, friction, restitution, margin=0.0, supp
                     friction[ga, gb].astype(float), restitution[ga, gb].astype(float))
 
 
-def support_points(shapes):
+def support_points(shapes: Sequence[Shape]) -> tuple[np.ndarray, np.ndarray, np.ndarray, set[int]]:
     """The points (in each geometry's frame) and radii whose signed distances to a half-space
     give the shape's contacts: box corners, sphere and point centres, capsule end centres,
     convex-hull vertices.  Returns ``(local (M, 3), owner (M,), radius (M,), owners set)``."""

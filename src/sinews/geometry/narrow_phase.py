@@ -23,9 +23,15 @@ either order.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .shapes import Box, Capsule, Convex, Cylinder, HalfSpace, Point, Shape, Sphere
+
+if TYPE_CHECKING:
+    from ..spatial import Transform
 
 __all__ = ["collide", "supported_pair", "segment_closest_points", "coal_available"]
 
@@ -104,8 +110,8 @@ def sphere_sphere(s1, R1, p1, s2, R2, p2, margin=0.0):
     return _sphere_sphere(p1, _radius(s1), p2, _radius(s2), margin)
 
 
-def segment_closest_points(p1, q1, p2, q2):
-    """Closest points ``(c1, c2)`` of the segments ``[p1, q1]`` and ``[p2, q2]`` (Ericson 5.1.9)."""
+def segment_closest_points(p1: np.ndarray, q1: np.ndarray, p2: np.ndarray, q2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Closest points ``(c1, c2)`` (3,) of the segments ``[p1, q1]`` and ``[p2, q2]`` (points (3,)) (Ericson 5.1.9)."""
     d1 = q1 - p1
     d2 = q2 - p2
     r = p1 - p2
@@ -441,7 +447,8 @@ def supported_pair(a: Shape, b: Shape) -> bool:
     return isinstance(a, _COAL_SHAPES) and isinstance(b, _COAL_SHAPES) and coal_available()
 
 
-def collide(a: Shape, X_world_a, b: Shape, X_world_b, margin: float = 0.0):
+def collide(a: Shape, X_world_a: Transform | tuple | ArrayLike, b: Shape, X_world_b: Transform | tuple | ArrayLike,
+            margin: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Contacts between shape ``a`` posed at ``X_world_a`` and ``b`` at ``X_world_b``.
 
     Poses are :class:`~sinews.Transform` objects, ``(R, p)`` pairs or 4x4 homogeneous matrices;

@@ -78,8 +78,8 @@ class Shape:
         half-space)."""
         raise NotImplementedError
 
-    def aabb_half_extents(self, R) -> np.ndarray:
-        """Half extents (3,) in world axes of the shape rotated by ``R`` (world-from-geometry)."""
+    def aabb_half_extents(self, R: np.ndarray) -> np.ndarray:
+        """Half extents (3,) in world axes of the shape rotated by ``R`` (3, 3) (world-from-geometry)."""
         raise NotImplementedError
 
 
@@ -96,7 +96,7 @@ class Sphere(Shape):
     def bounding_radius(self) -> float:
         return self.radius
 
-    def aabb_half_extents(self, R) -> np.ndarray:
+    def aabb_half_extents(self, R: np.ndarray) -> np.ndarray:
         return np.full(3, self.radius)
 
 
@@ -113,7 +113,7 @@ class Point(Shape):
     def bounding_radius(self) -> float:
         return 0.0
 
-    def aabb_half_extents(self, R) -> np.ndarray:
+    def aabb_half_extents(self, R: np.ndarray) -> np.ndarray:
         return np.zeros(3)
 
 
@@ -147,7 +147,7 @@ class Box(Shape):
     def bounding_radius(self) -> float:
         return float(np.linalg.norm(self.half_extents))
 
-    def aabb_half_extents(self, R) -> np.ndarray:
+    def aabb_half_extents(self, R: np.ndarray) -> np.ndarray:
         return np.abs(np.asarray(R)) @ self.half_extents
 
     def vertices(self) -> np.ndarray:
@@ -170,7 +170,7 @@ class Capsule(Shape):
     def bounding_radius(self) -> float:
         return self.radius + 0.5 * self.length
 
-    def aabb_half_extents(self, R) -> np.ndarray:
+    def aabb_half_extents(self, R: np.ndarray) -> np.ndarray:
         return np.abs(np.asarray(R)[:, 2]) * (0.5 * self.length) + self.radius
 
 
@@ -189,7 +189,7 @@ class Cylinder(Shape):
     def bounding_radius(self) -> float:
         return math.hypot(self.radius, 0.5 * self.length)
 
-    def aabb_half_extents(self, R) -> np.ndarray:
+    def aabb_half_extents(self, R: np.ndarray) -> np.ndarray:
         a = np.asarray(R)[:, 2]
         radial = self.radius * np.sqrt(np.maximum(0.0, 1.0 - a * a))
         return np.abs(a) * (0.5 * self.length) + radial
@@ -233,7 +233,7 @@ class Convex(Shape):
     def bounding_radius(self) -> float:
         return float(np.max(np.linalg.norm(self.vertices, axis=1)))
 
-    def aabb_half_extents(self, R) -> np.ndarray:
+    def aabb_half_extents(self, R: np.ndarray) -> np.ndarray:
         return np.max(np.abs(self.vertices @ np.asarray(R).T), axis=0)
 
 
@@ -246,7 +246,7 @@ class HalfSpace(Shape):
     def bounding_radius(self) -> float:
         return math.inf
 
-    def aabb_half_extents(self, R) -> np.ndarray:
+    def aabb_half_extents(self, R: np.ndarray) -> np.ndarray:
         return np.full(3, math.inf)
 
 
@@ -321,7 +321,7 @@ class Geometry:
         return f"Geometry(name={self.name!r}, body={self.body}, shape={self.shape!r})"
 
 
-def combine_friction(a, b, default: float) -> float:
+def combine_friction(a: float | None, b: float | None, default: float) -> float:
     """Friction of a pair: geometric mean of the given values, the one given, or ``default``."""
     if a is None and b is None:
         return float(default)
@@ -332,7 +332,7 @@ def combine_friction(a, b, default: float) -> float:
     return math.sqrt(a * b)
 
 
-def combine_restitution(a, b, default: float) -> float:
+def combine_restitution(a: float | None, b: float | None, default: float) -> float:
     """Restitution of a pair: the larger of the given values, the one given, or ``default``."""
     if a is None and b is None:
         return float(default)

@@ -13,6 +13,7 @@ import math
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from sinews._checks import real_array
 
@@ -36,7 +37,7 @@ def as_matrix(value, name: str, *, square: bool = False, rows: int | None = None
     return arr
 
 
-def as_vector(value, name: str, size: int | None = None, *, what: str = "M") -> np.ndarray:
+def as_vector(value: ArrayLike, name: str, size: int | None = None, *, what: str = "M") -> np.ndarray:
     """``value`` as a finite 1-D float64 array (of length ``size``, to match ``what``)."""
     arr = real_array(value, name, ndim=1, finite=False)
     if size is not None and arr.shape[0] != size:
@@ -46,7 +47,7 @@ def as_vector(value, name: str, size: int | None = None, *, what: str = "M") -> 
     return arr
 
 
-def lcp_data(M, q) -> tuple[np.ndarray, np.ndarray]:
+def lcp_data(M: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Validate an LCP (M square, q of matching length, both finite)."""
     M = as_matrix(M, "M", square=True)
     q = as_vector(q, "q", M.shape[0])
@@ -91,7 +92,7 @@ def nonnegative(value, name: str) -> float:
     return out
 
 
-def optional_tolerance(value, name: str) -> float | None:
+def optional_tolerance(value: float | None, name: str) -> float | None:
     """None, or a finite real number >= 0."""
     return None if value is None else nonnegative(value, name)
 

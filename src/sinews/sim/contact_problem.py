@@ -36,16 +36,25 @@ custom, coordinate) become equality rows ``G`` with position errors ``phi_G``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..geometry.contacts import Contacts
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..contact.constraint_solver import VelProblemData
+    from ..contact.fclib import FrictionContactProblem
+    from ..model import Model
+    from .scene import Scene
+
 __all__ = ["ContactProblem", "build_contact_problem", "tangent_basis", "polygonal_directions",
            "passive_joint_forces"]
 
 
-def tangent_basis(normals) -> tuple[np.ndarray, np.ndarray]:
+def tangent_basis(normals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Unit tangents ``(t1, t2)`` (k, 3) with ``(n, t1, t2)`` right-handed, chosen
     deterministically (t1 orthogonal to the world axis least aligned with n)."""
     n = np.asarray(normals, dtype=float).reshape(-1, 3)
@@ -122,13 +131,13 @@ class ContactProblem:
     def _apply_minv(self, B):
         return self.Minv @ np.asarray(B, dtype=float)
 
-    def delassus(self, J=None) -> np.ndarray:
+    def delassus(self, J: np.ndarray | None = None) -> np.ndarray:
         """``W = J M^-1 J^T`` (default J: the contact rows)."""
         J = self.J if J is None else J
         return J @ self.Minv @ J.T
 
     # ------------------------------------------------------------------ bilateral elimination
-    def projected(self, rhs_G):
+    def projected(self, rhs_G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(C, v_b)``: the projected inverse inertia and the free velocity that satisfies the
         bilateral rows ``G v = rhs_G`` (``C = M^-1`` and ``v_b = v_free`` without rows)."""
         if self.G.shape[0] == 0:
@@ -141,7 +150,7 @@ class ContactProblem:
         v_b = self.v_free - MG @ (Dp @ (self.G @ self.v_free - rhs_G))
         return C, v_b
 
-    def bilateral_impulse(self, v_plus, v_unconstrained):
+    def bilateral_impulse(self, v_plus: np.ndarray, v_unconstrained: np.ndarray) -> np.ndarray:
         """Bilateral impulses ``r_G`` from ``M (v+ - v_unc) = G^T r_G`` (least squares)."""
         if self.G.shape[0] == 0:
             return np.zeros(0)
@@ -149,7 +158,8 @@ class ContactProblem:
         return np.linalg.lstsq(self.G.T, rhs, rcond=None)[0]
 
     # ------------------------------------------------------------------ solver inputs
-    def fclib_problem(self, q_offset, rhs_G, limit_rows=True):
+    def fclib_problem(self, q_offset: np.ndarray, rhs_G: np.ndarray, limit_rows: bool = True
+                      ) -> tuple[FrictionContactProblem, np.ndarray, np.ndarray, np.ndarray]:
         """The FCLib problem ``u = W r + q`` over contacts and (as frictionless 3-row contacts)
         joint limits, after bilateral elimination.  ``q_offset``: (k + nl,) added to the normal
         entries of q (stabilisation, speculative gaps, restitution).  Returns
@@ -178,7 +188,9 @@ class ContactProblem:
         q[0::3] += q_offset
         return FrictionContactProblem(W, q, mu), J, C, v_b
 
-    def drake_problem(self, r, kN, gammaN, kL, gammaL, kG, gammaF=None, gammaE=None):
+    def drake_problem(self, r: int, kN: np.ndarray, gammaN: np.ndarray, kL: np.ndarray, gammaL: np.ndarray,
+                      kG: np.ndarray, gammaF: np.ndarray | None = None, gammaE: np.ndarray | None = None
+                      ) -> VelProblemData:
         """Drake's :class:`~sinews.contact.VelProblemData` for the time-stepping LCP with ``r``
         spanning directions per contact (a polygonal cone of 2 r edges) and force unknowns:
         ``Mv = M v_free`` (= M v + h (tau - C))."""
@@ -251,8 +263,10 @@ def _limit_rows(model, q, margin):
     return L, gaps, idx
 
 
-def passive_joint_forces(model, q, v, tau, h, M_diag) -> np.ndarray:
-    """``tau`` plus joint damping and dry joint friction (C1 names ``damping``, ``friction``).
+def passive_joint_forces(model: Model, q: np.ndarray, v: np.ndarray, tau: np.ndarray, h: float,
+                         M_diag: np.ndarray) -> np.ndarray:
+    """``tau`` (nv,) plus joint damping and dry joint friction (C1 names ``damping``, ``friction``)
+    at ``q`` (nq,), ``v`` (nv,) over a step ``h``; ``M_diag`` (nv,) is the mass matrix diagonal.
 
     Damping ``-d v`` is made stable for any step by the diagonal implicit factor
     ``1 / (1 + h d / M_kk)``.  Dry friction opposes the velocity predicted at the end of the step
@@ -282,7 +296,8 @@ def speculative_margin(scene, v, h) -> float:
     return scene.margin + 2.0 * h * float(np.max(np.abs(v), initial=0.0)) * max(1.0, 2.0 * R)
 
 
-def build_contact_problem(scene, q, v, tau, h, contacts=None, limit_margin=None) -> ContactProblem:
+def build_contact_problem(scene: Scene, q: ArrayLike, v: ArrayLike, tau: ArrayLike, h: float,
+                          contacts: Contacts | None = None, limit_margin: float | None = None) -> ContactProblem:
     """Assemble the :class:`ContactProblem` of ``scene`` at ``(q, v)`` with joint forces ``tau``
     and time step ``h`` (contacts found with ``scene.collide(q)`` unless given)."""
     from ..aba import aba

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..joints import FreeFlyer, Planar, PrismaticX
 from ..model import Model
@@ -16,11 +17,14 @@ from ..spatial import SpatialInertia, Transform
 from ..geometry import Box, Point, Sphere
 from .scene import Scene
 
+#: what every builder returns: ``(scene, q0 (nq,), v0 (nv,))``
+_Example = tuple[Scene, np.ndarray, np.ndarray]
+
 __all__ = ["bouncing_ball", "newtons_cradle", "sliding_brick", "block_on_incline", "rod2d",
            "box_stack", "free_q"]
 
 
-def free_q(p, R=None) -> np.ndarray:
+def free_q(p: ArrayLike, R: np.ndarray | None = None) -> np.ndarray:
     """Free-flyer coordinates ``[p; quat(x, y, z, w)]`` of a pose."""
     from ..spatial import matrix_to_quat
 
@@ -32,7 +36,7 @@ def _ball_inertia(mass, radius):
     return SpatialInertia(mass, np.zeros(3), np.eye(3) * (0.4 * mass * radius**2))
 
 
-def bouncing_ball(height=1.0, radius=0.1, restitution=0.8, mass=1.0):
+def bouncing_ball(height: float = 1.0, radius: float = 0.1, restitution: float = 0.8, mass: float = 1.0) -> _Example:
     """A ball dropped from rest with its lowest point at ``height`` above the ground: each
     apex is ``e^2`` times the previous one (``h_k = e^(2k) height``)."""
     m = Model(name="bouncing_ball")
@@ -43,7 +47,7 @@ def bouncing_ball(height=1.0, radius=0.1, restitution=0.8, mass=1.0):
     return scene, free_q([0.0, 0.0, height + radius]), np.zeros(6)
 
 
-def newtons_cradle(speed=1.0, radius=0.1, restitution=1.0, mass=1.0):
+def newtons_cradle(speed: float = 1.0, radius: float = 0.1, restitution: float = 1.0, mass: float = 1.0) -> _Example:
     """Three touching balls on a line (no gravity); the first moves at ``speed`` into the
     others.  Sequential impacts: ``(0, 0, speed)``; simultaneous: ``(-1/3, 2/3, 2/3) speed``
     (Newton or Poisson restitution with e = 1)."""
@@ -56,7 +60,8 @@ def newtons_cradle(speed=1.0, radius=0.1, restitution=1.0, mass=1.0):
     return scene, np.zeros(3), np.array([speed, 0.0, 0.0])
 
 
-def sliding_brick(speed=2.0, friction=0.5, size=(0.2, 0.1, 0.05), mass=1.0):
+def sliding_brick(speed: float = 2.0, friction: float = 0.5, size: ArrayLike = (0.2, 0.1, 0.05),
+                  mass: float = 1.0) -> _Example:
     """A brick launched along x on the ground: it stops after ``v^2 / (2 mu g)`` and stays."""
     m = Model(name="sliding_brick")
     m.add_body("world", FreeFlyer(), inertia=SpatialInertia.from_box(mass, size), name="brick")
@@ -68,7 +73,7 @@ def sliding_brick(speed=2.0, friction=0.5, size=(0.2, 0.1, 0.05), mass=1.0):
     return scene, free_q([0.0, 0.0, size[2] / 2]), v0
 
 
-def block_on_incline(angle, friction, size=(0.2, 0.2, 0.1), mass=1.0):
+def block_on_incline(angle: float, friction: float, size: ArrayLike = (0.2, 0.2, 0.1), mass: float = 1.0) -> _Example:
     """A block at rest on a plane tilted by ``angle`` about y: it sticks iff
     ``tan(angle) <= mu``, otherwise it slides down with ``g (sin - mu cos)``."""
     m = Model(name="block_on_incline")
@@ -81,7 +86,8 @@ def block_on_incline(angle, friction, size=(0.2, 0.2, 0.1), mass=1.0):
     return scene, free_q(n * size[2] / 2, R), np.zeros(6)
 
 
-def rod2d(angle=0.6, height=1.0, half_length=1.0, mass=2.0, friction=0.5):
+def rod2d(angle: float = 0.6, height: float = 1.0, half_length: float = 1.0, mass: float = 2.0,
+          friction: float = 0.5) -> _Example:
     """Drake's Rod2D: a planar rod (both endpoints as contact points) released tilted above the
     ground; it falls and comes to rest lying on the ground (``y = 0``, ``theta = 0``)."""
     m = Model(name="rod2d")
@@ -96,7 +102,7 @@ def rod2d(angle=0.6, height=1.0, half_length=1.0, mass=2.0, friction=0.5):
     return scene, np.array([0.0, height, angle]), np.zeros(3)
 
 
-def box_stack(n=5, size=0.1, mass=1.0, friction=0.8):
+def box_stack(n: int = 5, size: float = 0.1, mass: float = 1.0, friction: float = 0.8) -> _Example:
     """``n`` equal cubes stacked on the ground, at rest: they should stay put."""
     m = Model(name="box_stack")
     scene = Scene(m)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,7 +108,7 @@ class SimulationResult:
         "contact_distances": "m", "contact_impulses": "N s", "contact_forces": "N",
     }
 
-    def save(self, out_dir, name: str = "simulation", plots: bool = True) -> list:
+    def save(self, out_dir: str | os.PathLike, name: str = "simulation", plots: bool = True) -> list:
         """Write ``NAME_trajectory.npz`` (every array, with units), ``NAME_summary.json`` and,
         with matplotlib, PNG plots (energy, total contact force, positions) with units on every
         axis; returns the paths written."""

@@ -21,6 +21,7 @@ neither geometry of a pair gives a value).
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,12 @@ from ..geometry.shapes import (ALL_GROUPS, Geometry, HalfSpace, Shape, combine_f
                                combine_restitution)
 from ..spatial import Transform
 from ..spatial import as_transform as _as_transform
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..constraints import ConstraintSet
+    from ..model import Model
 
 __all__ = ["Scene"]
 
@@ -52,8 +59,9 @@ class Scene:
             (``default``, ``lcp``) corrected per step, in (0, 1] (default 0.2).
     """
 
-    def __init__(self, model, constraints=None, *, margin=1e-3, default_friction=0.5,
-                 default_restitution=0.0, stiffness=1e6, damping=1e3, erp=0.2):
+    def __init__(self, model: Model, constraints: ConstraintSet | None = None, *, margin: float = 1e-3,
+                 default_friction: float = 0.5, default_restitution: float = 0.0, stiffness: float = 1e6,
+                 damping: float = 1e3, erp: float = 0.2) -> None:
         from ..model import Model
 
         if not isinstance(model, Model):
@@ -100,8 +108,9 @@ class Scene:
         object.__setattr__(self, name, value)
 
     # ------------------------------------------------------------------ building
-    def add_geometry(self, body, shape: Shape, X_body_geometry=None, name=None, friction=None,
-                     restitution=None, group=ALL_GROUPS, mask=ALL_GROUPS, color=None) -> Geometry:
+    def add_geometry(self, body: int | str, shape: Shape, X_body_geometry: Transform | tuple | ArrayLike | None = None,
+                     name: str | None = None, friction: float | None = None, restitution: float | None = None,
+                     group: int = ALL_GROUPS, mask: int = ALL_GROUPS, color: ArrayLike | None = None) -> Geometry:
         """Attach ``shape`` to ``body`` (id or name) and return the :class:`Geometry`.
 
         ``name`` defaults to ``"<body>/<shape kind>"`` (made unique with a counter).
@@ -126,8 +135,9 @@ class Scene:
         self._cache = None
         return geo
 
-    def add_ground(self, height=0.0, friction=None, restitution=None, name="ground",
-                   normal=(0.0, 0.0, 1.0), group=ALL_GROUPS, mask=ALL_GROUPS) -> Geometry:
+    def add_ground(self, height: float = 0.0, friction: float | None = None, restitution: float | None = None,
+                   name: str = "ground", normal: ArrayLike = (0.0, 0.0, 1.0), group: int = ALL_GROUPS,
+                   mask: int = ALL_GROUPS) -> Geometry:
         """Add the half-space below the plane ``normal . x = height`` (default: z <= height)."""
         h = real_scalar(height, "height")
         n = np.asarray(normal, dtype=float)
@@ -168,7 +178,7 @@ class Scene:
         """The geometries, in the order they were added (index = geometry id)."""
         return tuple(self._geometries)
 
-    def geometry(self, key) -> Geometry:
+    def geometry(self, key: int | str) -> Geometry:
         """A geometry by index or name."""
         if isinstance(key, str):
             if key not in self._names:
@@ -226,8 +236,8 @@ class Scene:
     def _bounding_radius(self) -> float:
         return self._tables()[7]
 
-    def geometry_poses(self, q):
-        """World poses of every geometry at ``q``: ``(R (n, 3, 3), p (n, 3))``."""
+    def geometry_poses(self, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """World poses of every geometry at ``q`` (nq,): ``(R (n, 3, 3), p (n, 3))``."""
         from ..kinematics import forward_kinematics
 
         shapes, body, R_bg, p_bg, *_ = self._tables()
@@ -237,8 +247,8 @@ class Scene:
         p = pl.p[body] + np.einsum("nij,nj->ni", Rb, p_bg)
         return R, p
 
-    def collide(self, q, margin=None) -> Contacts:
-        """The contacts at configuration ``q`` (gaps up to ``margin``, default ``self.margin``)."""
+    def collide(self, q: ArrayLike, margin: float | None = None) -> Contacts:
+        """The contacts at configuration ``q`` (nq,) (gaps up to ``margin``, default ``self.margin``)."""
         shapes, body, R_bg, p_bg, allowed, fric, rest, _ = self._tables()
         if not shapes:
             return Contacts.empty()

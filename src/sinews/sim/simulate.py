@@ -17,8 +17,10 @@
 from __future__ import annotations
 
 import time
+from typing import Any, Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import integer, real_scalar, vector
 from .result import SimulationResult
@@ -69,8 +71,11 @@ def _energy_function(model):
     return energy
 
 
-def simulate(scene, q0, v0, duration, dt, stepper="default", controller=None, progress=True,
-             record_every: int = 1, stepper_options=None) -> SimulationResult:
+def simulate(scene: Scene, q0: ArrayLike, v0: ArrayLike, duration: float, dt: float,
+             stepper: str | Stepper = "default",
+             controller: Callable[[float, np.ndarray, np.ndarray], ArrayLike] | None = None,
+             progress: bool = True, record_every: int = 1,
+             stepper_options: dict[str, Any] | None = None) -> SimulationResult:
     """Simulate ``scene`` from ``(q0, v0)`` for ``duration`` seconds with time step ``dt``.
 
     Args:

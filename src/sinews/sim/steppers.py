@@ -37,11 +37,15 @@ rows of ``scene.constraints`` are enforced (as unconditional rows).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._checks import integer, real_scalar
 from .contact_problem import build_contact_problem, passive_joint_forces
+
+if TYPE_CHECKING:
+    from .scene import Scene
 
 __all__ = ["Stepper", "StepOutput", "CoulombStepper", "LcpStepper", "ImpulseStepper", "STEPPERS",
            "make_stepper"]
@@ -80,7 +84,7 @@ class Stepper:
 
     name = "stepper"
 
-    def step(self, scene, q, v, tau, h) -> StepOutput:
+    def step(self, scene: Scene, q: np.ndarray, v: np.ndarray, tau: np.ndarray, h: float) -> StepOutput:
         raise NotImplementedError
 
     @staticmethod
@@ -112,7 +116,8 @@ class CoulombStepper(Stepper):
 
     name = "default"
 
-    def __init__(self, solver="auto", tol=1e-6, max_iter=1000, capture_speed=1e-2, warm_start=True):
+    def __init__(self, solver: str = "auto", tol: float = 1e-6, max_iter: int = 1000, capture_speed: float = 1e-2,
+                 warm_start: bool = True) -> None:
         self.solver = _one_of(solver, "solver", ("auto", "pgs", "admm"))
         self.tol = real_scalar(tol, "tol")
         if self.tol <= 0:
@@ -142,7 +147,7 @@ class CoulombStepper(Stepper):
         self._fast = (scene, scene._cache, scene.constraints, fast)
         return fast
 
-    def step(self, scene, q, v, tau, h) -> StepOutput:
+    def step(self, scene: Scene, q: np.ndarray, v: np.ndarray, tau: np.ndarray, h: float) -> StepOutput:
         fast = self._fast_for(scene)
         if fast is not None and type(q) is np.ndarray and type(v) is np.ndarray and type(tau) is np.ndarray \
                 and q.dtype == np.float64 and v.dtype == np.float64 and tau.dtype == np.float64 \
@@ -198,7 +203,7 @@ class CoulombStepper(Stepper):
         return StepOutput(self._finish(scene, q, v_plus, h), v_plus, prob.contacts, imp,
                           self._frames(prob), stats)
 
-    def reset(self):
+    def reset(self) -> None:
         self._previous = None
         if self._fast is not None and self._fast[3] is not None:
             self._fast[3].forget()
@@ -218,7 +223,7 @@ class LcpStepper(Stepper):
 
     name = "lcp"
 
-    def __init__(self, directions=2, limit_erp=0.5, tol=1e-10):
+    def __init__(self, directions: int = 2, limit_erp: float = 0.5, tol: float = 1e-10) -> None:
         self.directions = integer(directions, "directions", 1)
         self.tol = real_scalar(tol, "tol")
         if self.tol <= 0:
@@ -230,7 +235,7 @@ class LcpStepper(Stepper):
 
         self._solver = ConstraintSolver()
 
-    def step(self, scene, q, v, tau, h) -> StepOutput:
+    def step(self, scene: Scene, q: np.ndarray, v: np.ndarray, tau: np.ndarray, h: float) -> StepOutput:
         from ..contact.constraint_solver import ConstraintSolver, cfm_erp_from_stiffness_damping
 
         prob = build_contact_problem(scene, q, v, tau, h)
@@ -296,9 +301,9 @@ class ImpulseStepper(Stepper):
 
     name = "impulse"
 
-    def __init__(self, restitution="poisson", impacts="simultaneous", solver="plus",
-                 projection="bilateral", capture_speed=None, min_cor_speed=None,
-                 max_impact_rounds=10, fallback=True):
+    def __init__(self, restitution: str = "poisson", impacts: str = "simultaneous", solver: str = "plus",
+                 projection: str = "bilateral", capture_speed: float | None = None,
+                 min_cor_speed: float | None = None, max_impact_rounds: int = 10, fallback: bool = True) -> None:
         from ..contact.impulse_solver import PGSImpulseSolver, PLUSImpulseSolver
 
         self.restitution = _one_of(restitution, "restitution", ("poisson", "newton", "none"))
@@ -325,7 +330,7 @@ class ImpulseStepper(Stepper):
         unc = [UncondRT(mults=list(range(3 * k + nl, 3 * k + nl + nb)))] if nb else []
         return uni, unc
 
-    def step(self, scene, q, v, tau, h) -> StepOutput:
+    def step(self, scene: Scene, q: np.ndarray, v: np.ndarray, tau: np.ndarray, h: float) -> StepOutput:
         from ..aba import aba
         from ..contact.impulse_solver import ContactType as CT
 
@@ -458,7 +463,7 @@ class ImpulseStepper(Stepper):
 STEPPERS = {"default": CoulombStepper, "lcp": LcpStepper, "impulse": ImpulseStepper}
 
 
-def make_stepper(stepper, **options) -> Stepper:
+def make_stepper(stepper: str | Stepper, **options: Any) -> Stepper:
     """A stepper from a name in :data:`STEPPERS` (with ``options``) or a :class:`Stepper`."""
     if isinstance(stepper, Stepper):
         if options:
