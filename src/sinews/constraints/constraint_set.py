@@ -301,7 +301,7 @@ class ConstraintSet:
         ``"universal"``, ``"ball"``, ``"planar"``, ``"locked"``, ``"screw"``,
         ``"constant_velocity"``); see :class:`sinews.loops.LoopJoint`.  Its own group; returns
         the index of its first row (the group: ``cs.group_by_assigned_id(row)``)."""
-        from ..loops import LoopJoint
+        from ..loops.loop_joint import LoopJoint
 
         self._check_unbound()
         g = LoopJoint(source, target, joint_type, X_source, X_target, axis=axis, pitch=pitch, name=name, id=id,
