@@ -20,12 +20,28 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from ._checks import real_array, real_scalar
 
-__all__ = ["JointProperties", "MimicJoint", "ShapeRecord", "PROPERTY_NAMES", "SHAPE_KINDS"]
+__all__ = ["JointProperties", "MimicJoint", "ShapeRecord", "ConstraintGroups", "PROPERTY_NAMES", "SHAPE_KINDS"]
+
+
+class ConstraintGroups(Protocol):
+    """What the model facts (``Model.tree_text``, ``Model.to_dot``) read of a
+    :class:`sinews.constraints.ConstraintSet`: a structural type, so that ``sinews.model``
+    does not import the constraints package (which imports ``sinews.model``)."""
+
+    @property
+    def groups(self) -> tuple: ...
+
+    @property
+    def ngroups(self) -> int: ...
+
+    @property
+    def size(self) -> int: ...
 
 #: per-configuration-coordinate properties (length joint.nq) and their defaults
 Q_PROPERTIES = {"lower": -np.inf, "upper": np.inf}

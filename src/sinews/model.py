@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import threading
 
 import os
-from typing import TYPE_CHECKING, Union
+from typing import Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -34,16 +34,13 @@ from numpy.typing import ArrayLike
 from . import _layout as L
 from . import _model_records as _jp
 from ._checks import real_array
-from ._model_records import JointProperties, MimicJoint, ShapeRecord
+from ._model_records import ConstraintGroups, JointProperties, MimicJoint, ShapeRecord
 from ._compiled_model import CompiledModel
 from .joints import JT_FIXED, Joint
 from .spatial import SpatialInertia, Transform
 from .spatial import as_transform as _as_transform
 
 __all__ = ["Model", "Data", "Body", "Frame", "JointProperties", "MimicJoint", "ShapeRecord"]
-
-if TYPE_CHECKING:
-    from .constraints import ConstraintSet
 
 #: A body given by id or name.
 BodyRef = Union[int, str]
@@ -475,7 +472,7 @@ class Model:
 
         return summary(self)
 
-    def tree_text(self, constraints: ConstraintSet | None = None) -> str:
+    def tree_text(self, constraints: ConstraintGroups | None = None) -> str:
         """The kinematic tree as indented text, with the mimic records and, given a
         ``ConstraintSet``, its loop/coordinate/contact constraints
         (:func:`sinews.model_summary.tree_text`)."""
@@ -483,7 +480,7 @@ class Model:
 
         return tree_text(self, constraints)
 
-    def to_dot(self, constraints: ConstraintSet | None = None) -> str:
+    def to_dot(self, constraints: ConstraintGroups | None = None) -> str:
         """The tree and its couplings as Graphviz DOT text (:func:`sinews.model_summary.to_dot`)."""
         from .model_summary import to_dot
 

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._model_records import ConstraintGroups
 from .joints import JT_FIXED
 
 if TYPE_CHECKING:
-    from .constraints import ConstraintSet
     from .model import Model
 
 __all__ = ["summary", "tree_text", "to_dot"]
@@ -194,7 +194,7 @@ def _children(model) -> list[list[int]]:
     return kids
 
 
-def tree_text(model: Model, constraints: ConstraintSet | None = None) -> str:
+def tree_text(model: Model, constraints: ConstraintGroups | None = None) -> str:
     """The kinematic tree as indented text, then its couplings (mimic records and the groups
     of an optional :class:`~sinews.constraints.ConstraintSet` ``constraints``)."""
     if constraints is not None and not hasattr(constraints, "groups"):
@@ -234,7 +234,7 @@ def _q(s: str) -> str:
     return f'"{s}"'
 
 
-def to_dot(model: Model, constraints: ConstraintSet | None = None) -> str:
+def to_dot(model: Model, constraints: ConstraintGroups | None = None) -> str:
     """The tree (and its couplings) as Graphviz DOT text: bodies are nodes, joints solid edges,
     loop and contact constraints dashed edges, coordinate couplings (mimic records, coordinate
     constraints) dotted edges."""
