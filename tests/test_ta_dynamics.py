@@ -1,7 +1,8 @@
 """Tree-augmented forward dynamics (issue 8 item 3) and the compiled path of mixed sets (item 7):
 agreement with the direct KKT method on the general path (accelerations *and* multipliers, to
 1e-9) on random trees with random loops, contacts and coordinate constraints; Baumgarte;
-redundant loops; the general TA path for custom constraints; errors."""
+redundant loops; rows of G that are zero up to rounding; the general TA path for custom
+constraints; errors."""
 
 from __future__ import annotations
 
@@ -140,6 +141,64 @@ def test_redundant_loops_give_flagged_minimum_norm_answer():
     r = _general(model, q, v, tau, cs, method="tree_augmented")
     assert r.least_squares
     _close(r, ref)
+
+
+def _on_axis_loops(model, cs=None):
+    """Two 3-D translation loops between body 2 and its child 3 of ``random_tree(12, rng(5))``,
+    whose revolute joint's axis is y: the successor point (0, 0.2, 0) of body 3 lies on the
+    joint axis, so every row of G is rounding noise (~1e-17)."""
+    cs = ConstraintSet() if cs is None else cs
+    for name in ("first", "second"):
+        for ax in np.eye(6)[3:]:
+            cs.add_loop_constraint(2, 3, Transform.translation((0.1, 0, 0)), Transform.translation((0, 0.2, 0)),
+                                   ax, name=name)
+    return cs
+
+
+def _agree_rank_deficient(r, ref, rows, rank):
+    assert ref.rank == rank and ref.least_squares
+    assert r.rows == rows and r.rank == rank and r.least_squares
+    assert r.converged == ref.converged
+    _close(r, ref)
+
+
+def test_rows_zero_up_to_rounding_are_zero_rows():
+    """Regression: rows of G that are zero up to rounding (a loop whose successor point lies on
+    the axis of the only joint between its bodies) are exactly zero, as on the general path
+    (_linalg.zero_tiny_rows): TA reports the rank deficiency and returns the flagged
+    minimum-norm answer of the direct method, not Lambda ~ 1e-34 taken as full rank (rank 3,
+    huge multipliers, qdd off by ~100, marked converged).  Alone (every row dead), beside a
+    regular loop and a coordinate row (the dead rows among live ones), and on the general TA
+    path, for loops and for a custom constraint (a pin joint on the joint's axis)."""
+    rng = np.random.default_rng(5)
+    model = random_tree(12, rng)
+    assert np.allclose(model.bodies[3].joint.axis, (0, 1, 0))
+    dead = _on_axis_loops(model)
+    mixed = ConstraintSet()
+    for ax in np.eye(6)[3:]:
+        mixed.add_loop_constraint(5, 11, Transform.translation((0.1, 0, 0)), Transform.translation((0, 0.2, 0)), ax,
+                                  name="live")
+    _on_axis_loops(model, mixed)
+    mixed.add_coordinate_constraint(7, 8, ratio=0.5)
+    for _ in range(3):
+        q, v, tau = _state(model, rng)
+        ref = _general(model, q, v, tau, dead)
+        assert compiled_mixed(model, dead) is not None
+        _agree_rank_deficient(forward_dynamics_constraints(model, q, v, tau, dead, method="tree_augmented"), ref, 6, 0)
+        _agree_rank_deficient(_general(model, q, v, tau, dead, method="tree_augmented"), ref, 6, 0)
+        assert not ref.multipliers.any()
+        ref = _general(model, q, v, tau, mixed)
+        _agree_rank_deficient(forward_dynamics_constraints(model, q, v, tau, mixed, method="tree_augmented"),
+                              ref, 10, 4)
+        _agree_rank_deficient(_general(model, q, v, tau, mixed, method="tree_augmented"), ref, 10, 4)
+    # a custom constraint takes the general TA path: a pin joint on body 3's joint axis
+    pin = ConstraintSet()
+    pin.add_custom_constraint(PinJointConstraint(3, 2, Transform.translation((0, 0.2, 0)),
+                                                 model.bodies[3].X_parent_joint, pin_axis=1, name="pin"))
+    q, v, tau = _state(model, rng)
+    ref = _general(model, q, v, tau, pin)
+    assert compiled_mixed(model, pin) is None
+    _agree_rank_deficient(forward_dynamics_constraints(model, q, v, tau, pin, method="tree_augmented"), ref, 5, 0)
 
 
 def test_baumgarte_gains_time_constant_form():

@@ -23,7 +23,11 @@ without ever forming the mass matrix ``M``:
    O(rows * N) -- no O(N^2) mass matrix and no O(N^3) factorisation;
 4. **multipliers**: ``Lambda lambda = rhs`` by Cholesky; redundant loops make ``Lambda``
    singular: then the minimum-norm least-squares ``lambda`` (symmetric eigendecomposition),
-   flagged ``least_squares=True`` with ``rank < rows``;
+   flagged ``least_squares=True`` with ``rank < rows``.  Rows of ``G`` that are zero up to
+   rounding (``max |G_r| <= ZERO_ROW_RTOL max(1, max |G|)``: a point on the axis of the only
+   joint between the bodies) are exactly zero, as for every method
+   (:func:`sinews.constraints._linalg.zero_tiny_rows`): their ``Lambda`` rows and columns
+   vanish and the rank deficiency is reported;
 5. **correction sweep**: apply the node forces ``G^T lambda`` (wrenches ``+/- d lambda`` at the
    nodes, generalized forces of coordinate rows) once more through the articulated inertias:
    ``qdd = qdd_f + M^-1 G^T lambda`` (backward over the active links, forward over all links).
