@@ -60,19 +60,15 @@ ROBOTS = (
 def robot_models():
     """(name, sinews model, Pinocchio model) for :data:`ROBOTS`; nothing (and a message) when
     the optional ``example-robot-data`` package is not installed."""
-    import importlib.metadata
     import os
 
     import pinocchio as pin
 
     from sinews.interop import from_pinocchio
+    from sinews.models import robots_dir
 
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-        root = str(dist.locate_file("cmeel.prefix/share/example-robot-data/robots"))
-    except importlib.metadata.PackageNotFoundError:
-        root = None
-    if root is None or not os.path.isdir(root):
+    root = robots_dir()
+    if root is None:
         print("(example-robot-data is not installed: skipping Talos, Solo12, Panda and UR5; "
               "pip install example-robot-data)", flush=True)
         return

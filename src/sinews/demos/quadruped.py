@@ -15,7 +15,6 @@ angles, energy), the summary (JSON) and ``quadruped.html``, the 3-D animation
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import warnings
 from typing import TYPE_CHECKING, Callable
@@ -46,14 +45,12 @@ INSTALL_HINT = 'pip install "sinews[demo]" (the example-robot-data package)'
 def robots_dir() -> str:
     """The ``robots`` folder of the installed example-robot-data package (``RuntimeError`` with
     how to install it otherwise)."""
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-        root = str(dist.locate_file("cmeel.prefix/share/example-robot-data/robots"))
-    except importlib.metadata.PackageNotFoundError:
-        root = None
-    if root is None or not os.path.isdir(root):
+    from ..models import robots_dir as _robots_dir
+
+    root = _robots_dir()
+    if root is None:
         raise RuntimeError(f"this demo needs the example-robot-data package: {INSTALL_HINT}")
-    return root
+    return str(root)
 
 
 def pd_controller(q_ref: np.ndarray, kp: float | ArrayLike, kd: float | ArrayLike, nq_base: int = 7,
