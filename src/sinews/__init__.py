@@ -110,14 +110,15 @@ def __dir__():
 
 
 class _Package(_types.ModuleType):
-    """The class of the ``sinews`` module object: keeps the function names of :data:`_SHADOWED`
-    bound to the functions when the import system binds their submodules to the package."""
+    """The class of the ``sinews`` module object, and of subpackages with the same kind of names
+    (``sinews.sim``): keeps the function names of the package's ``_SHADOWED`` bound to the
+    functions when the import system binds their same-named submodules to the package."""
 
     def __setattr__(self, name, value):
         if (
-            name in _SHADOWED
+            name in self.__dict__.get("_SHADOWED", ())
             and isinstance(value, _types.ModuleType)
-            and value.__name__ == f"{__name__}.{name}"
+            and value.__name__ == f"{self.__name__}.{name}"
         ):
             value = getattr(value, name)
         super().__setattr__(name, value)

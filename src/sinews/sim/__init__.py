@@ -12,7 +12,8 @@ Guide: docs/simulation.md.
 
 import importlib
 import sys as _sys
-import types as _types
+
+from .. import _Package
 
 _LAZY = {
     "Scene": "scene",
@@ -45,16 +46,7 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 
-class _Package(_types.ModuleType):
-    """The class of the ``sinews.sim`` module object: importing the submodule
-    ``sinews.sim.simulate`` (as ``import sinews.sim.simulate`` or ``importlib`` does) must not
-    replace the function ``sinews.sim.simulate`` by the module (as in ``sinews/__init__.py``)."""
-
-    def __setattr__(self, name, value):
-        if (name == "simulate" and isinstance(value, _types.ModuleType)
-                and value.__name__ == f"{__name__}.simulate"):
-            value = value.simulate
-        super().__setattr__(name, value)
-
-
+# ``sinews.sim.simulate`` stays the function after ``import sinews.sim.simulate`` (the
+# package's own guard, sinews._Package)
+_SHADOWED = frozenset({"simulate"})
 _sys.modules[__name__].__class__ = _Package
