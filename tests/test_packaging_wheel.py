@@ -92,7 +92,7 @@ def venv(wheel, tmp_path_factory) -> Path:
     env_dir = tmp_path_factory.mktemp("venv") / "env"
     _run([sys.executable, "-m", "venv", "--system-site-packages", str(env_dir)])
     py = env_dir / "bin" / "python"
-    _run([str(py), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)])
+    _run([str(py), "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed", "-q", str(wheel)])
     return env_dir
 
 

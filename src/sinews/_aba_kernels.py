@@ -4,7 +4,7 @@ are stated in the public module (``sinews.aba``), and ``aba_x`` is the entry ker
 path (``sinews._entry``)."""
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from ._layout import (
     MF_ARM,

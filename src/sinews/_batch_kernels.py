@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from pathlib import Path
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from ._jit import closure_digest, njit
 from numba.core import types as nt
 from numba.core.types.function_type import WrapperAddressProtocol
 
@@ -59,12 +60,6 @@ _I2 = nt.Array(nt.int64, 2, "C")
 WORKER_SIG = nt.int64(nt.int64, nt.int64, _A2, _A2, _A2, _A3, _A2, _I2, _A1, _A1, _I1, _A1, _I1)
 _DRIVER_SIG = nt.void(nt.FunctionType(WORKER_SIG), _A2, _A2, _A2, _A3, _A2, _I2, _A1, _A1, _I1, _A1, _I1, nt.int64)
 
-#: source files whose kernels the workers link (their hash is part of the workers' cache key)
-_SOURCES = ("_kernels.py", "_joint_pass.py", "_rnea_kernels.py", "_crba_kernels.py", "_aba_kernels.py",
-            "_ltl_kernels.py", "_configuration_kernels.py",
-            "_kinematics_kernels.py", "_layout.py", "_checks.py", "joints.py",
-            "constraints/_fast.py", "constraints/_linalg.py")
-
 #: fewest states per parallel chunk: smaller batches use fewer threads (waking a thread costs
 #: more than a handful of states), a batch of fewer than ``2 * MIN_CHUNK`` runs on the caller
 MIN_CHUNK = 8
@@ -77,19 +72,14 @@ _compiled = {}
 
 
 def source_stamp() -> int:
-    """A non-negative 63-bit hash of the source files of the kernels the workers call."""
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for name in _SOURCES:
-        path = root / name
-        h.update(name.encode())
-        try:
-            h.update(path.read_bytes())
-        except OSError:  # (a frozen installation: the package version stands in for the sources)
-            from importlib.metadata import version
+    """A non-negative 63-bit hash of this module's source and of every sinews module it imports,
+    transitively (the kernels the workers call: :func:`sinews._jit.closure_digest`)."""
+    try:
+        return int(closure_digest(__file__)[:16], 16) >> 1
+    except OSError:  # (a frozen installation: the package version stands in for the sources)
+        from importlib.metadata import version
 
-            h.update(version("sinews").encode())
-    return int.from_bytes(h.digest()[:8], "little") >> 1
+        return int(hashlib.sha256(version("sinews").encode()).hexdigest()[:16], 16) >> 1
 
 
 def _drive(fn, A, B, C, FX, OUT, mi, mf, ws0, iargs, fargs, codes, nchunks):

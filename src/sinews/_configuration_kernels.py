@@ -4,7 +4,7 @@ stated in the public module (``sinews.configuration``)."""
 
 import math
 
-from numba import njit
+from ._jit import njit
 
 from ._layout import MI_IQ, MI_IV, MI_NV, MI_TYPE
 from ._checks import NOT_FINITE

@@ -6,7 +6,7 @@ its fast path (``sinews._entry``)."""
 import math
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from ._layout import (
     MF_ARM,

@@ -10,7 +10,7 @@ as ``v x m``); Pinocchio ``computeJointJacobiansTimeVariation`` / ``getFrameJaco
 import math
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from ._checks import NOT_FINITE
 from ._joint_pass import BAD_SHAPE, _cross, check_finite, check_q, joint_pass_links

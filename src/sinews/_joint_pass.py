@@ -13,7 +13,7 @@ The algorithm kernels live beside their public modules (``_rnea_kernels``, ``_cr
 import math
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from ._layout import (
     MF_AXIS,

@@ -12,7 +12,7 @@ that carries the row and the row's pose in that link's frame), built once by
 import math
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from ._checks import NOT_FINITE
 from ._joint_pass import BAD_SHAPE, _cross, _dims, check_finite, check_q, joint_pass, joint_pass_links

@@ -4,7 +4,7 @@ sources are stated in the public module (``sinews.ltl``)."""
 
 import math
 
-from numba import njit
+from ._jit import njit
 
 
 # ----------------------------------------------------------------------------------------------

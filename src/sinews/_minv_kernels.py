@@ -25,7 +25,7 @@ path (``minverse_x``) passes a scratch of :func:`buffer_size` values, so nothing
 
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from ._checks import NOT_FINITE
 from ._crba_kernels import _world_S, _world_inertia, not_finite_bits

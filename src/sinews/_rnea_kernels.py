@@ -4,7 +4,7 @@ sources are stated in the public module (``sinews.rnea``), and ``rnea_x`` is the
 its fast path (``sinews._entry``)."""
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from ._layout import (
     MF_ARM,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from numba import njit
+from ._jit import njit
 
 from . import _ltl_kernels as K
 from ._checks import matrix, real_array, real_dtype

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .. import _kernels as K
 from .._layout import MI_IV, MI_NV, MI_PARENT, MI_STRIDE, WS_A, WS_OP, WS_OR, WS_STRIDE, WS_V

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from .._jit import njit
 
 from .. import _kernels as K
 from .._checks import NOT_FINITE

@@ -5,7 +5,7 @@ methods."""
 
 from __future__ import annotations
 
-from numba import njit
+from .._jit import njit
 
 from .._joint_pass import _cross
 from .._layout import MI_IV, MI_NV, MI_PARENT, WS_OP, WS_OR, WS_STRIDE

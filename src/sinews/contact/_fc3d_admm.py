@@ -56,7 +56,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.linalg import lapack
-from numba import njit
+from .._jit import njit
 
 from ._fc3d_admm_sparse import admm_sparse_kernel, admm_zy_step
 from ._fc3d_cone import natural_map_sq_sum_scaled

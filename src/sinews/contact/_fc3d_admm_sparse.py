@@ -23,7 +23,7 @@ solves make ADMM diverge.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ._fc3d_cone import natural_map_sq_sum_scaled, project_cone
 

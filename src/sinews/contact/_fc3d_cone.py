@@ -24,7 +24,7 @@ and it vanishes exactly at the solutions.  The kernels here are dimension-3 only
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 
 @njit(inline="always", cache=True)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 #: Numba flags of every function here.  Deliberately *not* empty: Numba compiles a function
 #: without fast-math flags that is first called from a fast-math kernel (the PGS kernels) with

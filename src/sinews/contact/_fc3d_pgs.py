@@ -41,7 +41,7 @@ form (int64 indptr/indices), for large sparse problems; the sweeps are the same.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from ._fc3d_cone import natural_map_sq_sum
 from ._fc3d_exact import careful_error_csr, careful_error_dense, verdict_floor

@@ -13,7 +13,7 @@ are ``rows[lim_start:lim_stop]``.  ``ftab[g]`` holds ``(sign, 0)`` for normals a
 """
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 UNCOND, NORMAL, SPEED, FRICTION_CONTACT, BOUNDED, FRICTION_KNOWN, FRICTION_REACTION = range(7)
 

@@ -8,7 +8,7 @@ from box 1 to box 2, signed distances, points halfway between the surfaces.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 
 @njit(cache=True)

@@ -10,7 +10,7 @@ overlapping pairs instead of the n^2 of testing every pair (Baraff 1992; Cohen e
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 from numpy.typing import ArrayLike
 
 from .._checks import real_array

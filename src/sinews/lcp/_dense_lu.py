@@ -8,7 +8,7 @@ the pivoting kernels detect. This mirrors Drake's use of an LU without a singula
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 
 @njit(cache=True, error_model="numpy")

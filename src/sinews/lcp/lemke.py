@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from numba import njit
+from .._jit import njit
 
 from ._dense_lu import lu_factor, lu_solve, lu_solve_transposed
 from ._validation import (as_matrix, as_vector, check_tolerance, count, flag, lcp_data,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from numba import njit
+from .._jit import njit
 
 from ._validation import as_vector, count, lcp_data, nonnegative, real_number
 from .result import LCPResult, make_result

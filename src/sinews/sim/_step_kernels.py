@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .._aba_kernels import aba_x
 from .._configuration_kernels import integrate
