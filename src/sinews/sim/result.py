@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 

@@ -193,7 +193,6 @@ class Scene:
         geos = self._geometries
         n = len(geos)
         model = self.model
-        bodies = model.bodies
         c = model.compiled
         link = np.array([c.link_of_body_list[g.body] for g in geos], dtype=np.int64)
         plink = np.array([self._parent_link(g.body) for g in geos], dtype=np.int64)
