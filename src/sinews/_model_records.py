@@ -26,7 +26,9 @@ import numpy as np
 
 from ._checks import real_array, real_scalar
 
-__all__ = ["JointProperties", "MimicJoint", "ShapeRecord", "ConstraintGroups", "PROPERTY_NAMES", "SHAPE_KINDS"]
+__all__ = [
+    "JointProperties", "MimicJoint", "ShapeRecord", "ConstraintGroups", "ModelFacts", "PROPERTY_NAMES", "SHAPE_KINDS",
+]
 
 
 class ConstraintGroups(Protocol):
@@ -42,6 +44,46 @@ class ConstraintGroups(Protocol):
 
     @property
     def size(self) -> int: ...
+
+
+class ModelFacts(Protocol):
+    """What the model facts (:mod:`sinews.model_summary`) read of a :class:`sinews.Model`: a
+    structural type, so that ``sinews.model_summary`` does not import ``sinews.model`` (whose
+    ``Model.summary``, ``tree_text`` and ``to_dot`` call it)."""
+
+    name: str
+
+    @property
+    def bodies(self) -> tuple: ...
+
+    @property
+    def frames(self) -> tuple: ...
+
+    @property
+    def mimic_joints(self) -> tuple[MimicJoint, ...]: ...
+
+    @property
+    def body_names(self) -> list[str]: ...
+
+    @property
+    def nq(self) -> int: ...
+
+    @property
+    def nv(self) -> int: ...
+
+    @property
+    def nbodies(self) -> int: ...
+
+    @property
+    def gravity(self) -> np.ndarray: ...
+
+    def joint_properties(self, body: int | str) -> JointProperties: ...
+
+    def total_mass(self, include_ground: bool = False) -> float: ...
+
+    def body_id(self, name: int | str) -> int: ...
+
+    def _resolve_body(self, body, argname: str = "body") -> int: ...
 
 #: per-configuration-coordinate properties (length joint.nq) and their defaults
 Q_PROPERTIES = {"lower": -np.inf, "upper": np.inf}

@@ -17,15 +17,10 @@ These are also :meth:`sinews.Model.summary`, :meth:`~sinews.Model.tree_text` and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from ._model_records import ConstraintGroups
+from ._model_records import ConstraintGroups, ModelFacts
 from .joints import JT_FIXED
-
-if TYPE_CHECKING:
-    from .model import Model
 
 __all__ = ["summary", "tree_text", "to_dot"]
 
@@ -88,8 +83,9 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
     return out
 
 
-def summary(model: Model) -> str:
-    """A readable table of the model: bodies, joints, dof indices, masses and limits."""
+def summary(model: ModelFacts) -> str:
+    """A readable table of ``model`` (a :class:`sinews.Model`): bodies, joints, dof indices, masses
+    and limits."""
     bodies = model.bodies
     props = [model.joint_properties(b.id) for b in bodies[1:]]
     extra = [
@@ -194,9 +190,10 @@ def _children(model) -> list[list[int]]:
     return kids
 
 
-def tree_text(model: Model, constraints: ConstraintGroups | None = None) -> str:
-    """The kinematic tree as indented text, then its couplings (mimic records and the groups
-    of an optional :class:`~sinews.constraints.ConstraintSet` ``constraints``)."""
+def tree_text(model: ModelFacts, constraints: ConstraintGroups | None = None) -> str:
+    """The kinematic tree of ``model`` (a :class:`sinews.Model`) as indented text, then its
+    couplings (mimic records and the groups of an optional
+    :class:`~sinews.constraints.ConstraintSet` ``constraints``)."""
     if constraints is not None and not hasattr(constraints, "groups"):
         raise ValueError(f"constraints must be a sinews.constraints.ConstraintSet, got {type(constraints).__name__}")
     bodies = model.bodies
@@ -234,10 +231,10 @@ def _q(s: str) -> str:
     return f'"{s}"'
 
 
-def to_dot(model: Model, constraints: ConstraintGroups | None = None) -> str:
-    """The tree (and its couplings) as Graphviz DOT text: bodies are nodes, joints solid edges,
-    loop and contact constraints dashed edges, coordinate couplings (mimic records, coordinate
-    constraints) dotted edges."""
+def to_dot(model: ModelFacts, constraints: ConstraintGroups | None = None) -> str:
+    """The tree of ``model`` (a :class:`sinews.Model`) and its couplings as Graphviz DOT text:
+    bodies are nodes, joints solid edges, loop and contact constraints dashed edges, coordinate
+    couplings (mimic records, coordinate constraints) dotted edges."""
     if constraints is not None and not hasattr(constraints, "groups"):
         raise ValueError(f"constraints must be a sinews.constraints.ConstraintSet, got {type(constraints).__name__}")
     bodies = model.bodies
