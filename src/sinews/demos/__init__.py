@@ -36,10 +36,13 @@ demo's name with ``-`` replaced by ``_``), so that all demos leave the same kind
 
 Without matplotlib a demo still runs: the data files and the summary are written, the console
 says which plot was skipped and why, and the summary records it (``"plot"`` and
-``"plots_skipped"``).  Demos import matplotlib only through ``DemoOutput.plot``.  A minimal
-demo module::
+``"plots_skipped"``).  Demos import matplotlib only through ``DemoOutput.plot``.  Line plots
+(panels of curves against time) are described with ``sinews.demos._plots`` (``figure``,
+``Panel``, ``curve``), which draws them all alike; a figure of another kind is a ``draw(fig)``
+of the demo's own.  A minimal demo module::
 
     from ._output import DemoOutput
+    from ._plots import Panel, curve, figure
 
     NAME = "mydemo"
     DESCRIPTION = "one line"
@@ -48,14 +51,7 @@ demo module::
         t, q = ...                                    # simulate
         out = DemoOutput(out_dir, NAME)
         out.trajectory({"t": t, "q": q}, units={"t": "s", "q": "rad"})
-
-        def draw(fig):
-            ax = fig.subplots()
-            ax.plot(t, q[:, 0])
-            ax.set_xlabel("time [s]")
-            ax.set_ylabel("joint angle [rad]")
-
-        out.plot("mydemo.png", draw)
+        out.plot("mydemo.png", figure(t, Panel("joint angle [rad]", [curve(q[:, 0])])))
         return out.finish({"steps": len(t) - 1}, units={"steps": "1"})
 
 ``tests/test_demos_output.py`` runs every discovered demo (``quick=True``) with and without

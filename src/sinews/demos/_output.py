@@ -50,7 +50,7 @@ from typing import Any, Callable, Mapping, TextIO
 
 import numpy as np
 
-__all__ = ["DemoOutput", "UNIT_PATTERN", "has_unit", "matplotlib_available"]
+__all__ = ["DemoOutput", "UNIT_PATTERN", "has_unit", "matplotlib_available", "scene_trajectory"]
 
 #: A label carries its unit as the last bracketed group: ``"time [s]"``, ``"energy [J]"``.
 UNIT_PATTERN = re.compile(r"\[[^\[\]]+\]\s*$")
@@ -256,3 +256,21 @@ class DemoOutput:
         path.write_text(json.dumps(doc, indent=2) + "\n")
         self.add_file(path)
         return {"files": list(self.files), "summary": values_out, "units": unit_table}
+
+
+#: The trajectory arrays of a floating-base robot scene and their units (:func:`scene_trajectory`).
+SCENE_UNITS = {"t": "s", "q": "m (base position), 1 (quaternion), rad (joints)",
+               "v": "rad/s (base angular), m/s (base linear), rad/s (joints)", "base_height": "m",
+               "contact_force": "N", "energy": "J", "num_contacts": "1"}
+
+
+def scene_trajectory(out: DemoOutput, res: Any, base_height: Any, contact_force: Any) -> Path:
+    """Write the trajectory of a floating-base robot dropped in a scene (``res``, a
+    ``sinews.sim`` simulation result; the quadruped and humanoid demos): ``t``, ``q``, ``v``,
+    ``energy``, ``num_contacts`` of ``res`` with the ``base_height`` and the total
+    ``contact_force`` on the robot (:data:`SCENE_UNITS`)."""
+    return out.trajectory(
+        {"t": res.t, "q": res.q, "v": res.v, "base_height": base_height, "contact_force": contact_force,
+         "energy": res.energy, "num_contacts": res.num_contacts},
+        units=SCENE_UNITS,
+    )

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 from . import _args
 from ._output import DemoOutput
+from ._plots import Panel, curve, figure
 
 NAME = "fourbar"
 DESCRIPTION = "planar four-bar under gravity: loop-closure error with and without Baumgarte stabilisation"
@@ -165,34 +166,19 @@ def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
 
     (t, Qp, Vp, phip, phidp, Ep), (_, Qb, Vb, phib, phidb, Eb) = runs.values()
     labels = list(runs)
-    floor = 1e-17
     out = DemoOutput(out_dir, NAME)
-
-    def draw_error(fig) -> None:
-        ax1, ax2 = fig.subplots(2, 1, sharex=True)
-        for lab, phi, phid in ((labels[0], phip, phidp), (labels[1], phib, phidb)):
-            ax1.semilogy(t, np.maximum(phi, floor), label=lab)
-            ax2.semilogy(t, np.maximum(phid, floor), label=lab)
-        ax1.set_ylabel("|phi| (position error) [m]")
-        ax2.set_ylabel("|phi_dot| (velocity error) [m/s]")
-        ax2.set_xlabel("time [s]")
-        ax1.set_title("Four-bar loop closure error, RK4 dt = %g s" % dt)
-        ax1.legend()
-        ax1.grid(True, which="both", alpha=0.3)
-        ax2.grid(True, which="both", alpha=0.3)
-
-    def draw_energy(fig) -> None:
-        ax = fig.subplots()
-        ax.plot(t, Ep - Ep[0], label=labels[0])
-        ax.plot(t, Eb - Eb[0], label=labels[1])
-        ax.set_xlabel("time [s]")
-        ax.set_ylabel("E(t) - E(0) [J]")
-        ax.set_title("Four-bar mechanical energy drift (a passive, workless closure conserves E)")
-        ax.legend()
-        ax.grid(True, alpha=0.3)
-
-    out.plot("fourbar_closure_error.png", draw_error, figsize=(7.5, 5.6))
-    out.plot("fourbar_energy.png", draw_energy, figsize=(7.5, 2.8))
+    error = figure(
+        t,
+        Panel("|phi| (position error) [m]", [curve(phip, labels[0]), curve(phib, labels[1])], log=True,
+              title="Four-bar loop closure error, RK4 dt = %g s" % dt, legend=True),
+        Panel("|phi_dot| (velocity error) [m/s]", [curve(phidp, labels[0]), curve(phidb, labels[1])], log=True),
+        grid="both",
+    )
+    energy = figure(t, Panel("E(t) - E(0) [J]", [curve(Ep - Ep[0], labels[0]), curve(Eb - Eb[0], labels[1])],
+                             title="Four-bar mechanical energy drift (a passive, workless closure conserves E)",
+                             legend=True))
+    out.plot("fourbar_closure_error.png", error, figsize=(7.5, 5.6))
+    out.plot("fourbar_energy.png", energy, figsize=(7.5, 2.8))
     out.trajectory(
         {
             "t": t,

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._output import DemoOutput
+from ._output import DemoOutput, scene_trajectory
+from ._plots import Panel, curve, figure
 
 if TYPE_CHECKING:
     from ..sim import Scene
@@ -85,37 +86,16 @@ def run(out_dir: str | os.PathLike, quick: bool = False) -> dict:
     F = res.total_contact_force()
     height = q[:, 2]
     out = DemoOutput(out_dir, NAME)
-    out.trajectory(
-        {"t": t, "q": q, "v": res.v, "base_height": height, "contact_force": F, "energy": res.energy,
-         "num_contacts": res.num_contacts},
-        units={"t": "s", "q": "m (base position), 1 (quaternion), rad (joints)",
-               "v": "rad/s (base angular), m/s (base linear), rad/s (joints)", "base_height": "m",
-               "contact_force": "N", "energy": "J", "num_contacts": "1"},
-    )
+    scene_trajectory(out, res, height, F)
 
-    def draw_height(fig):
-        ax = fig.subplots()
-        ax.plot(t, height)
-        ax.set_xlabel("time [s]")
-        ax.set_ylabel("base height [m]")
-
-    def draw_contacts(fig):
-        ax1, ax2 = fig.subplots(2, 1, sharex=True)
-        ax1.plot(t, res.num_contacts, drawstyle="steps-post")
-        ax1.set_ylabel("contact points [1]")
-        ax2.plot(t, F[:, 2])
-        ax2.set_ylabel("vertical ground force [N]")
-        ax2.set_xlabel("time [s]")
-
-    def draw_energy(fig):
-        ax = fig.subplots()
-        ax.plot(t, res.energy)
-        ax.set_xlabel("time [s]")
-        ax.set_ylabel("mechanical energy [J]")
-
-    out.plot("humanoid_fall_height.png", draw_height)
-    out.plot("humanoid_fall_contacts.png", draw_contacts)
-    out.plot("humanoid_fall_energy.png", draw_energy)
+    out.plot("humanoid_fall_height.png", figure(t, Panel("base height [m]", [curve(height)]), grid=False))
+    out.plot("humanoid_fall_contacts.png", figure(
+        t,
+        Panel("contact points [1]", [curve(res.num_contacts, drawstyle="steps-post")]),
+        Panel("vertical ground force [N]", [curve(F[:, 2])]),
+        grid=False,
+    ))
+    out.plot("humanoid_fall_energy.png", figure(t, Panel("mechanical energy [J]", [curve(res.energy)]), grid=False))
     html = write_html(scene, res, out.path("humanoid_fall.html"), title="Talos falls over (sinews)", visuals=True,
                       info={"stepper": res.stepper, "time step": f"{dt * 1e3:g} ms", "push": f"{PUSH:g} m/s"})
     out.add_file(html)

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._output import DemoOutput
+from ._output import DemoOutput, scene_trajectory
+from ._plots import Panel, curve, figure, hline
 
 if TYPE_CHECKING:
     from ..sim import Scene
@@ -153,47 +154,19 @@ def run(out_dir: str | os.PathLike, quick: bool = False) -> dict:
                     and abs(np.mean(F[settle, 2]) - weight) < 0.05 * weight)
 
     out = DemoOutput(out_dir, NAME)
-    out.trajectory(
-        {"t": t, "q": q, "v": res.v, "base_height": height, "contact_force": F, "energy": res.energy,
-         "num_contacts": res.num_contacts},
-        units={"t": "s", "q": "m (base position), 1 (quaternion), rad (joints)",
-               "v": "rad/s (base angular), m/s (base linear), rad/s (joints)", "base_height": "m",
-               "contact_force": "N", "energy": "J", "num_contacts": "1"},
-    )
+    scene_trajectory(out, res, height, F)
 
-    def draw_height(fig):
-        ax = fig.subplots()
-        ax.plot(t, height, label="base height")
-        ax.axhline(q_ref[2] - DROP, color="0.5", ls="--", label="reference posture on the ground")
-        ax.set_xlabel("time [s]")
-        ax.set_ylabel("base height [m]")
-        ax.legend()
-
-    def draw_force(fig):
-        ax = fig.subplots()
-        ax.plot(t, F[:, 2], label="vertical ground force")
-        ax.axhline(weight, color="0.5", ls="--", label=f"weight m g = {weight:.1f} N")
-        ax.set_xlabel("time [s]")
-        ax.set_ylabel("force [N]")
-        ax.legend()
-
-    def draw_joints(fig):
-        ax = fig.subplots()
-        for i in range(joints.shape[1]):
-            ax.plot(t, joints[:, i], lw=1)
-        ax.set_xlabel("time [s]")
-        ax.set_ylabel("joint angles [rad]")
-
-    def draw_energy(fig):
-        ax = fig.subplots()
-        ax.plot(t, res.energy)
-        ax.set_xlabel("time [s]")
-        ax.set_ylabel("mechanical energy [J]")
-
-    out.plot("quadruped_height.png", draw_height)
-    out.plot("quadruped_contact_force.png", draw_force)
-    out.plot("quadruped_joints.png", draw_joints)
-    out.plot("quadruped_energy.png", draw_energy)
+    out.plot("quadruped_height.png", figure(t, Panel(
+        "base height [m]",
+        [curve(height, "base height"), hline(q_ref[2] - DROP, "reference posture on the ground")], legend=True,
+    ), grid=False))
+    out.plot("quadruped_contact_force.png", figure(t, Panel(
+        "force [N]", [curve(F[:, 2], "vertical ground force"), hline(weight, f"weight m g = {weight:.1f} N")],
+        legend=True,
+    ), grid=False))
+    out.plot("quadruped_joints.png", figure(
+        t, Panel("joint angles [rad]", [curve(joints[:, i], lw=1) for i in range(joints.shape[1])]), grid=False))
+    out.plot("quadruped_energy.png", figure(t, Panel("mechanical energy [J]", [curve(res.energy)]), grid=False))
     html = write_html(scene, res, out.path("quadruped.html"), title="Solo12 drop (sinews)", visuals=True,
                       info={"stepper": res.stepper, "time step": f"{dt * 1e3:g} ms",
                             "PD gains": f"Kp {KP:g} N m/rad, Kd {KD:g} N m s/rad"})

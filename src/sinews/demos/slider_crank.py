@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 from . import _args
 from ._output import DemoOutput
+from ._plots import Panel, curve, figure
 
 NAME = "slider-crank"
 DESCRIPTION = "planar slider-crank under a crank torque and gravity, slider position vs closed-form kinematics"
@@ -150,27 +151,19 @@ def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
 
     out = DemoOutput(out_dir, NAME)
 
-    def draw(fig) -> None:
-        ax1, ax1b, ax2, ax3 = fig.subplots(4, 1, sharex=True)
-        ax1.plot(t, theta, label="crank angle theta")
-        ax1.set_ylabel("crank angle [rad]")
-        ax1.set_title("Slider-crank, r = %g m, l = %g m, crank torque %g - %g theta_dot N m"
-                      % (CRANK, ROD, CRANK_TORQUE, CRANK_DAMPING))
-        ax1b.plot(t, V[:, 0], color="tab:orange", label="crank speed")
-        ax1b.set_ylabel("crank speed [rad/s]")
-        ax2.plot(t, x, label="simulated slider x")
-        ax2.plot(t, x_exact, "--", label="closed form r cos(theta) + sqrt(l^2 - r^2 sin(theta)^2)")
-        ax2.set_ylabel("slider x [m]")
-        ax2.legend(fontsize=8)
-        ax3.semilogy(t, np.maximum(phi, 1e-17), label="|phi| closure error")
-        ax3.semilogy(t, np.maximum(dev, 1e-17), label="|x - x_closed_form|")
-        ax3.set_ylabel("error [m]")
-        ax3.set_xlabel("time [s]")
-        ax3.legend()
-        for ax in (ax1, ax1b, ax2, ax3):
-            ax.grid(True, alpha=0.3)
-
-    out.plot("slider_crank_motion.png", draw, figsize=(7.5, 9.0))
+    motion = figure(
+        t,
+        Panel("crank angle [rad]", [curve(theta, "crank angle theta")],
+              title="Slider-crank, r = %g m, l = %g m, crank torque %g - %g theta_dot N m"
+              % (CRANK, ROD, CRANK_TORQUE, CRANK_DAMPING)),
+        Panel("crank speed [rad/s]", [curve(V[:, 0], "crank speed", color="tab:orange")]),
+        Panel("slider x [m]", [curve(x, "simulated slider x"),
+                               curve(x_exact, "closed form r cos(theta) + sqrt(l^2 - r^2 sin(theta)^2)", "--")],
+              legend={"fontsize": 8}),
+        Panel("error [m]", [curve(phi, "|phi| closure error"), curve(dev, "|x - x_closed_form|")], log=True,
+              legend=True),
+    )
+    out.plot("slider_crank_motion.png", motion, figsize=(7.5, 9.0))
     columns = {"t": t, "theta": Q[:, 0], "psi": Q[:, 1], "x": Q[:, 2], "theta_dot": V[:, 0],
                "psi_dot": V[:, 1], "x_dot": V[:, 2], "x_closed_form": x_exact, "closure_error": phi}
     out.trajectory(columns, units={"t": "s", "theta": "rad", "psi": "rad", "x": "m", "theta_dot": "rad/s",

@@ -32,6 +32,7 @@ import time
 import numpy as np
 
 from ._output import DemoOutput
+from ._plots import Panel, curve, figure
 
 NAME = "stewart"
 DESCRIPTION = "Stewart-Gough platform (six UPS legs, ball loops): forward kinematics and leg forces along a manoeuvre"
@@ -102,32 +103,21 @@ def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
 
     out = DemoOutput(out_dir, NAME)
 
-    def draw_forces(fig):
-        ax = fig.subplots()
-        for i in range(6):
-            ax.plot(T, F_dyn[:, i], color=f"C{i}", label=f"leg {i}")
-            ax.plot(T, F_static[:, i], color=f"C{i}", ls=":", lw=1)
-        ax.set_xlabel("time [s]")
-        ax.set_ylabel("actuator force (push +) [N]")
-        ax.set_title("Leg forces along the manoeuvre (solid: dynamic, dotted: static)")
-        ax.legend(ncol=3, fontsize=8)
-        ax.grid(True, alpha=0.3)
-
-    def draw_legs(fig):
-        ax1, ax2 = fig.subplots(2, 1, sharex=True)
-        for i in range(6):
-            ax1.plot(T, L[:, i], label=f"leg {i}")
-        ax1.set_ylabel("leg length [m]")
-        ax1.set_title("Leg lengths (closed-form inverse kinematics)")
-        ax1.legend(ncol=3, fontsize=8)
-        ax2.semilogy(T, np.maximum(fk_err, 1e-17))
-        ax2.set_ylabel("forward-kinematics pose error [m]")
-        ax2.set_xlabel("time [s]")
-        for ax in (ax1, ax2):
-            ax.grid(True, alpha=0.3)
-
-    out.plot("stewart_leg_forces.png", draw_forces, figsize=(8.0, 5.0))
-    out.plot("stewart_legs.png", draw_legs, figsize=(7.5, 5.6))
+    legend = {"ncol": 3, "fontsize": 8}
+    forces = figure(T, Panel(
+        "actuator force (push +) [N]",
+        [c for i in range(6) for c in (curve(F_dyn[:, i], f"leg {i}", color=f"C{i}"),
+                                       curve(F_static[:, i], color=f"C{i}", ls=":", lw=1))],
+        title="Leg forces along the manoeuvre (solid: dynamic, dotted: static)", legend=legend,
+    ))
+    legs = figure(
+        T,
+        Panel("leg length [m]", [curve(L[:, i], f"leg {i}") for i in range(6)],
+              title="Leg lengths (closed-form inverse kinematics)", legend=legend),
+        Panel("forward-kinematics pose error [m]", [curve(fk_err)], log=True),
+    )
+    out.plot("stewart_leg_forces.png", forces, figsize=(8.0, 5.0))
+    out.plot("stewart_legs.png", legs, figsize=(7.5, 5.6))
     out.trajectory(
         {"t": T, "leg_length": L, "leg_force": F_dyn, "leg_force_static": F_static, "fk_error": fk_err,
          "fk_iterations": iters},

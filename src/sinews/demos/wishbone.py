@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._output import DemoOutput
+from ._plots import Panel, curve, figure
 
 if TYPE_CHECKING:
     from ..loops.examples import Mechanism
@@ -108,32 +109,21 @@ def run(out_dir: pathlib.Path, quick: bool = False) -> dict:
 
     out = DemoOutput(out_dir, NAME)
 
-    def draw_kin(fig):
-        ax1, ax2 = fig.subplots(1, 2)
-        ax1.plot(1e3 * travel, np.degrees(camber), "o-", ms=3)
-        ax1.set_xlabel("wheel travel (bump +) [mm]")
-        ax1.set_ylabel("camber (top inward -) [deg]")
-        ax1.set_title("Camber curve")
-        ax2.plot(1e3 * travel, np.degrees(toe), "o-", ms=3, color="C1")
-        ax2.set_xlabel("wheel travel (bump +) [mm]")
-        ax2.set_ylabel("toe (front outward +) [deg]")
-        ax2.set_title("Bump steer")
-        for ax in (ax1, ax2):
-            ax.grid(True, alpha=0.3)
-
-    def draw_drop(fig):
-        ax1, ax2 = fig.subplots(2, 1, sharex=True)
-        ax1.plot(tr.t, 1e3 * drop)
-        ax1.set_ylabel("wheel travel [mm]")
-        ax1.set_title(f"Drop on a torsion bar k = {SPRING[0]:g} N m/rad, c = {SPRING[1]:g} N m s/rad")
-        ax2.plot(tr.t, force, color="C3")
-        ax2.set_ylabel("upper pivot force [N]")
-        ax2.set_xlabel("time [s]")
-        for ax in (ax1, ax2):
-            ax.grid(True, alpha=0.3)
-
-    out.plot("wishbone_camber_toe.png", draw_kin, figsize=(9.0, 4.0))
-    out.plot("wishbone_drop.png", draw_drop, figsize=(7.5, 5.0))
+    kinematics = figure(
+        1e3 * travel,
+        Panel("camber (top inward -) [deg]", [curve(np.degrees(camber), None, "o-", ms=3)], title="Camber curve"),
+        Panel("toe (front outward +) [deg]", [curve(np.degrees(toe), None, "o-", ms=3, color="C1")],
+              title="Bump steer"),
+        xlabel="wheel travel (bump +) [mm]", columns=True,
+    )
+    drop_plot = figure(
+        tr.t,
+        Panel("wheel travel [mm]", [curve(1e3 * drop)],
+              title=f"Drop on a torsion bar k = {SPRING[0]:g} N m/rad, c = {SPRING[1]:g} N m s/rad"),
+        Panel("upper pivot force [N]", [curve(force, color="C3")]),
+    )
+    out.plot("wishbone_camber_toe.png", kinematics, figsize=(9.0, 4.0))
+    out.plot("wishbone_drop.png", drop_plot, figsize=(7.5, 5.0))
     out.trajectory(
         {"lower_arm_angle": angles, "travel": travel, "camber": camber, "toe": toe, "t": tr.t, "q": tr.q, "v": tr.v,
          "drop": drop, "pivot_force": force, "constraint_error": tr.constraint_error, "energy": tr.energy},
