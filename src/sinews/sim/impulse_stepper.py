@@ -58,6 +58,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import integer
 from ._stepper_base import Stepper, StepOutput, _nonneg, _one_of
@@ -71,7 +72,7 @@ __all__ = ["ImpulseStepper", "effective_cor"]
 _SIGNIFICANT = float(np.finfo(float).eps) ** 0.875  # Simbody's SignificantReal
 
 
-def effective_cor(min_cor, v_capture, v_min_cor, v_impact):
+def effective_cor(min_cor: ArrayLike, v_capture: float, v_min_cor: float, v_impact: ArrayLike) -> np.ndarray:
     """Simbody's ``ConditionalConstraint::calcEffectiveCOR``: 0 at or below ``v_capture``,
     ``min_cor`` at or above ``v_min_cor``, ``1 - (1 - min_cor) v / v_min_cor`` in between
     (vectorised over ``min_cor`` and ``v_impact``)."""
