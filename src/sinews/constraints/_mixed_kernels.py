@@ -37,7 +37,7 @@ from .._jit import njit
 from .. import _kernels as K
 from .._joint_pass import _cross
 from .._layout import MI_IV, MI_NV, MI_PARENT, WS_A, WS_OP, WS_OR, WS_STRIDE, WS_V
-from ._linalg import CHOL_RTOL as _CHOL_RTOL
+from ._fast_cholesky import small_cholesky_solve
 from ._linalg import ZERO_ROW_RTOL
 
 # ---------------------------------------------------------------------------------------------
@@ -324,30 +324,7 @@ def chol_solve(Km, rhs, mult, n):
             dmax = Km[a, a]
     if not dmax > 0.0:
         return n == 0
-    for j in range(n):
-        s = Km[j, j]
-        for k in range(j):
-            s -= Km[j, k] * Km[j, k]
-        if not s > _CHOL_RTOL * dmax:
-            return False
-        d = math.sqrt(s)
-        Km[j, j] = d
-        for i in range(j + 1, n):
-            s = Km[i, j]
-            for k in range(j):
-                s -= Km[i, k] * Km[j, k]
-            Km[i, j] = s / d
-    for i in range(n):
-        s = rhs[i]
-        for k in range(i):
-            s -= Km[i, k] * mult[k]
-        mult[i] = s / Km[i, i]
-    for i in range(n - 1, -1, -1):
-        s = mult[i]
-        for k in range(i + 1, n):
-            s -= Km[k, i] * mult[k]
-        mult[i] = s / Km[i, i]
-    return True
+    return small_cholesky_solve(Km[:n, :n], rhs, mult, dmax)
 
 
 @njit(inline="always", cache=True)
