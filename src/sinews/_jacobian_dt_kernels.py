@@ -13,12 +13,11 @@ import numpy as np
 from ._jit import njit
 
 from ._checks import NOT_FINITE
-from ._joint_pass import BAD_SHAPE, _cross, check_finite, check_q, joint_pass_links
-from ._kinematics_kernels import _nq_ok
+from ._joint_pass import _cross, check_finite, check_q, joint_pass_links
+from ._kinematics_kernels import support_chain
 from ._layout import (
     MI_IV,
     MI_NV,
-    MI_PARENT,
     MI_TYPE,
     PL_LINK,
     PL_P,
@@ -36,6 +35,20 @@ from .joints import JT_MULTIAXIS
 
 @njit(cache=True)
 def jacobian_time_variation(q, v, row, x, ref, dJ, mi, mf, ws, pl):
+    """:func:`jacobian_time_variation_chain` (the support chain found here, ``q`` checked)."""
+    if mi.shape[0]:
+        code = check_q(q, mi)
+        if code != 0:
+            return code
+    k = int(pl[row * PL_STRIDE + PL_LINK])
+    if k < 0:
+        return jacobian_time_variation_chain(q, v, row, x, ref, dJ, mi, mf, ws, pl, mi[0], 0)
+    chain, n = support_chain(k, mi)
+    return jacobian_time_variation_chain(q, v, row, x, ref, dJ, mi, mf, ws, pl, chain, n)
+
+
+@njit(cache=True)
+def jacobian_time_variation_chain(q, v, row, x, ref, dJ, mi, mf, ws, pl, chain, n):
     """Time derivative ``dJ = d/dt J(q(t))`` (for ``dq/dt`` given by the joint velocities ``v``)
     of the Jacobian of the frame of row ``row`` of the placement table at the point ``x``
     (coordinates in that frame), in the reference ``ref`` (as :func:`frame_jacobian`).
@@ -50,12 +63,8 @@ def jacobian_time_variation(q, v, row, x, ref, dJ, mi, mf, ws, pl):
     ``LOCAL_WORLD_ALIGNED``: ``[dw; dv - p x dw - dp/dt x w]``;  ``LOCAL``: ``R^T (dJ_lwa - omega x
     J_lwa)`` block-wise (``omega`` the frame's angular velocity, world axes).
     Returns 0, -1 (q not finite), -2 (v not finite), -3 (x not finite), a zero-quaternion code or
-    NOT_FINITE (dJ overflowed)."""
+    NOT_FINITE (dJ overflowed).  ``q`` is checked by the caller (:func:`jacobian_time_variation`)."""
     nl = mi.shape[0]
-    if nl:
-        code = check_q(q, mi)
-        if code != 0:
-            return code
     if check_finite(v) >= 0:
         return -2
     x0 = x[0]
@@ -73,18 +82,7 @@ def jacobian_time_variation(q, v, row, x, ref, dJ, mi, mf, ws, pl):
     link = int(pl[o + PL_LINK])
     if link < 0:
         return 0
-    # the support chain, root to tip: kinematics with velocities (link axes) and world poses
-    chain = np.empty(nl, np.int64)
-    n = 0
-    l = link
-    while l >= 0:
-        chain[n] = l
-        n += 1
-        l = mi[l, MI_PARENT]
-    for i in range(n // 2):
-        t = chain[i]
-        chain[i] = chain[n - 1 - i]
-        chain[n - 1 - i] = t
+    # the support chain ``chain[:n]`` (root first): velocities (link axes) and world poses
     joint_pass_links(q, v, mi, mf, ws, np.int64(3), chain, n)
     s_off = nl * WS_STRIDE
     # the point: world position p, the tip link's world spatial velocity (ow, ov at the origin)
@@ -231,13 +229,3 @@ def jacobian_time_variation(q, v, row, x, ref, dJ, mi, mf, ws, pl):
         if check_finite(dJ[r]) >= 0:
             return NOT_FINITE
     return 0
-
-
-# entry kernel of the public fast path (see sinews.kinematics)
-
-
-@njit(cache=True)
-def jacobian_time_variation_x(q, v, row, x, ref, dJ, mi, mf, ws, pl):
-    if not _nq_ok(q, mi) or v.shape[0] != dJ.shape[1] or x.shape[0] != 3 or not 0 <= row < pl.shape[0] // PL_STRIDE:
-        return BAD_SHAPE
-    return jacobian_time_variation(q, v, row, x, ref, dJ, mi, mf, ws, pl)

@@ -6,7 +6,11 @@ Same design as :mod:`sinews._joint_pass`: flat arrays with constant offsets, (R,
 argument checks inside the kernel (one dispatch per public call).  Bodies and frames are rows
 of the placement table ``pl`` (:data:`sinews._layout.PL_STRIDE` values per row: the kernel link
 that carries the row and the row's pose in that link's frame), built once by
-:class:`sinews.model.CompiledModel`.
+:class:`sinews.model.CompiledModel`.  The kernels of the checked call path (``placements``,
+``row_placement``, ``frame_jacobian``, ``center_of_mass``) check ``q`` and find the support
+chain themselves; their ``*_chain`` / ``*_links`` / ``*_table`` cores take both from the caller,
+as the fast path's entry kernels do (:mod:`sinews._kinematics_fast_kernels`).  World poses come
+from :func:`sinews._kinematics_pass.chain_poses`.
 """
 
 import math
@@ -15,7 +19,8 @@ import numpy as np
 from ._jit import njit
 
 from ._checks import NOT_FINITE
-from ._joint_pass import BAD_SHAPE, _cross, _dims, check_finite, check_q, joint_pass, joint_pass_links
+from ._joint_pass import _cross, check_finite, check_q, joint_pass
+from ._kinematics_pass import chain_poses
 from ._layout import (
     MF_H,
     MF_HEADER,
@@ -30,7 +35,6 @@ from ._layout import (
     PL_STRIDE,
     REF_LOCAL,
     REF_WORLD,
-    TMP_SIZE,
     WS_F,
     WS_OP,
     WS_OR,
@@ -111,8 +115,79 @@ def placements(q, outR, outp, mi, mf, ws, pl):
 
 
 @njit(cache=True)
-def _chain_pass(q, link, mi, mf, ws):
-    """World poses of ``link`` and its ancestors only (root to tip)."""
+def placements_table(q, out, mi, mf, ws, pl, links):
+    """:func:`placements` into one table ``out`` (nrows x 12: R row-major, then p); a row
+    whose rotation in its link is the identity copies the link's world rotation.  ``links``:
+    every link index in order (``0 .. nlinks - 1``).  ``q`` is checked by the caller."""
+    chain_poses(q, mi, mf, ws, links, mi.shape[0])
+    nr = out.shape[0]
+    f = out.reshape(nr * 12)
+    bad = 0.0
+    for r in range(nr):
+        o = r * PL_STRIDE
+        d = 12 * r
+        k = int(pl[o + PL_LINK])
+        if k < 0:
+            for i in range(12):
+                f[d + i] = pl[o + PL_R + i]
+            continue
+        w = k * WS_STRIDE
+        y0 = pl[o + PL_P]
+        y1 = pl[o + PL_P + 1]
+        y2 = pl[o + PL_P + 2]
+        o00 = ws[w + WS_OR]
+        o01 = ws[w + WS_OR + 1]
+        o02 = ws[w + WS_OR + 2]
+        o10 = ws[w + WS_OR + 3]
+        o11 = ws[w + WS_OR + 4]
+        o12 = ws[w + WS_OR + 5]
+        o20 = ws[w + WS_OR + 6]
+        o21 = ws[w + WS_OR + 7]
+        o22 = ws[w + WS_OR + 8]
+        p0 = ws[w + WS_OP] + o00 * y0 + o01 * y1 + o02 * y2
+        p1 = ws[w + WS_OP + 1] + o10 * y0 + o11 * y1 + o12 * y2
+        p2 = ws[w + WS_OP + 2] + o20 * y0 + o21 * y1 + o22 * y2
+        f[d + 9] = p0
+        f[d + 10] = p1
+        f[d + 11] = p2
+        bad += 0.0 * p0 + 0.0 * p1 + 0.0 * p2
+        if pl[o + PL_R] == 1.0 and pl[o + PL_R + 4] == 1.0 and pl[o + PL_R + 8] == 1.0:
+            f[d] = o00
+            f[d + 1] = o01
+            f[d + 2] = o02
+            f[d + 3] = o10
+            f[d + 4] = o11
+            f[d + 5] = o12
+            f[d + 6] = o20
+            f[d + 7] = o21
+            f[d + 8] = o22
+            continue
+        a00 = pl[o + PL_R]
+        a01 = pl[o + PL_R + 1]
+        a02 = pl[o + PL_R + 2]
+        a10 = pl[o + PL_R + 3]
+        a11 = pl[o + PL_R + 4]
+        a12 = pl[o + PL_R + 5]
+        a20 = pl[o + PL_R + 6]
+        a21 = pl[o + PL_R + 7]
+        a22 = pl[o + PL_R + 8]
+        f[d] = o00 * a00 + o01 * a10 + o02 * a20
+        f[d + 1] = o00 * a01 + o01 * a11 + o02 * a21
+        f[d + 2] = o00 * a02 + o01 * a12 + o02 * a22
+        f[d + 3] = o10 * a00 + o11 * a10 + o12 * a20
+        f[d + 4] = o10 * a01 + o11 * a11 + o12 * a21
+        f[d + 5] = o10 * a02 + o11 * a12 + o12 * a22
+        f[d + 6] = o20 * a00 + o21 * a10 + o22 * a20
+        f[d + 7] = o20 * a01 + o21 * a11 + o22 * a21
+        f[d + 8] = o20 * a02 + o21 * a12 + o22 * a22
+    if bad != 0.0:  # NaN: a position written was not finite (0 * inf = NaN)
+        return NOT_FINITE
+    return 0
+
+
+@njit(cache=True)
+def support_chain(link, mi):
+    """The links from the root to ``link`` (root first) and their number."""
     chain = np.empty(mi.shape[0], np.int64)
     n = 0
     l = link
@@ -124,25 +199,35 @@ def _chain_pass(q, link, mi, mf, ws):
         t = chain[i]
         chain[i] = chain[n - 1 - i]
         chain[n - 1 - i] = t
-    joint_pass_links(q, q, mi, mf, ws, np.int64(2), chain, n)
+    return chain, n
 
 
 @njit(cache=True)
 def row_placement(q, row, out, mi, mf, ws, pl):
     """World pose ``[R (row-major), p]`` of one row of the placement table (kinematics along
     its support chain only).  Returns 0, a :func:`check_q` code or NOT_FINITE."""
-    nl = mi.shape[0]
-    o = row * PL_STRIDE
-    k = int(pl[o + PL_LINK])
-    if nl:
+    if mi.shape[0]:
         code = check_q(q, mi)
         if code != 0:
             return code
+    k = int(pl[row * PL_STRIDE + PL_LINK])
+    if k < 0:
+        return row_placement_chain(q, row, out, mi, mf, ws, pl, mi[0], 0)
+    chain, n = support_chain(k, mi)
+    return row_placement_chain(q, row, out, mi, mf, ws, pl, chain, n)
+
+
+@njit(cache=True)
+def row_placement_chain(q, row, out, mi, mf, ws, pl, chain, n):
+    """:func:`row_placement` given the support chain ``chain[:n]`` of the row's link (root
+    first); ``q`` is checked by the caller."""
+    o = row * PL_STRIDE
+    k = int(pl[o + PL_LINK])
     if k < 0:
         for i in range(12):
             out[i] = pl[o + PL_R + i]
         return 0
-    _chain_pass(q, k, mi, mf, ws)
+    chain_poses(q, mi, mf, ws, chain, n)
     w = k * WS_STRIDE
     for i in range(3):
         oi0 = ws[w + WS_OR + 3 * i]
@@ -158,17 +243,28 @@ def row_placement(q, row, out, mi, mf, ws, pl):
 
 @njit(cache=True)
 def frame_jacobian(q, row, x, ref, J, mi, mf, ws, pl):
+    """:func:`frame_jacobian_chain` (the support chain found here, ``q`` checked)."""
+    if mi.shape[0]:
+        code = check_q(q, mi)
+        if code != 0:
+            return code
+    k = int(pl[row * PL_STRIDE + PL_LINK])
+    if k < 0:
+        return frame_jacobian_chain(q, row, x, ref, J, mi, mf, ws, pl, mi[0], 0)
+    chain, n = support_chain(k, mi)
+    return frame_jacobian_chain(q, row, x, ref, J, mi, mf, ws, pl, chain, n)
+
+
+@njit(cache=True)
+def frame_jacobian_chain(q, row, x, ref, J, mi, mf, ws, pl, chain, n):
     """Jacobian of the frame at the point ``x`` (coordinates in the frame of row ``row`` of the
     placement table), axes of the frame rotated as that row.  ``ref``: REF_LOCAL (the frame's
     axes, at the point), REF_WORLD (world axes, at the world origin) or REF_LOCAL_WORLD_ALIGNED
     (world axes, at the point).  ``J``: 6 x nv (rows [angular; linear]) or 3 x nv (linear rows
     only); all of it is written.  Returns 0, -1 (q not finite), -2 (x not finite), a
-    zero-quaternion code or NOT_FINITE (J overflowed)."""
+    zero-quaternion code or NOT_FINITE (J overflowed).  ``chain[:n]``: the support chain of the
+    row's link, root first.  ``q`` is checked by the caller (:func:`frame_jacobian`)."""
     nl = mi.shape[0]
-    if nl:
-        code = check_q(q, mi)
-        if code != 0:
-            return code
     x0 = x[0]
     x1 = x[1]
     x2 = x[2]
@@ -184,7 +280,7 @@ def frame_jacobian(q, row, x, ref, J, mi, mf, ws, pl):
     link = int(pl[o + PL_LINK])
     if link < 0:
         return 0
-    _chain_pass(q, link, mi, mf, ws)
+    chain_poses(q, mi, mf, ws, chain, n)
     s_off = nl * WS_STRIDE
     w = link * WS_STRIDE
     o00 = ws[w + WS_OR]
@@ -301,20 +397,30 @@ def frame_jacobian(q, row, x, ref, J, mi, mf, ws, pl):
 
 @njit(cache=True)
 def center_of_mass(q, v, flags, out, J, mi, mf, ws):
-    """Centre of mass of the moving bodies (world): ``out[0:3]`` the position; if ``flags & 1``
-    ``out[3:6]`` its velocity for joint velocities ``v``; if ``flags & 2`` the 3 x nv Jacobian
-    into ``J``.  Returns 0, -1 (q not finite), -2 (v not finite), a zero-quaternion code,
-    1 (no mass) or NOT_FINITE (a result overflowed)."""
-    nl = mi.shape[0]
+    """:func:`center_of_mass_links` (every link, ``q`` checked)."""
     code = check_q(q, mi)
     if code != 0:
         return code
+    return center_of_mass_links(q, v, flags, out, J, mi, mf, ws, np.arange(mi.shape[0]))
+
+
+@njit(cache=True)
+def center_of_mass_links(q, v, flags, out, J, mi, mf, ws, links):
+    """Centre of mass of the moving bodies (world): ``out[0:3]`` the position; if ``flags & 1``
+    ``out[3:6]`` its velocity for joint velocities ``v``; if ``flags & 2`` the 3 x nv Jacobian
+    into ``J``.  Returns 0, -1 (q not finite), -2 (v not finite), a zero-quaternion code,
+    1 (no mass) or NOT_FINITE (a result overflowed).  ``links``: ``0 .. nlinks - 1``; ``q`` is
+    checked by the caller (:func:`center_of_mass`)."""
+    nl = mi.shape[0]
     usev = flags & 1
     if usev and check_finite(v) >= 0:
         return -2
     if nl == 0:
         return 1
-    joint_pass(q, v, mi, mf, ws, 3 if usev else 2)
+    if usev:
+        joint_pass(q, v, mi, mf, ws, 3)
+    else:
+        chain_poses(q, mi, mf, ws, links, nl)
     total = 0.0
     c0 = 0.0
     c1 = 0.0
@@ -419,108 +525,3 @@ def center_of_mass(q, v, flags, out, J, mi, mf, ws):
         if bad != 0.0:  # NaN: a value written was not finite
             return NOT_FINITE
     return 0
-
-
-# ----------------------------------------------------------------------------------------------
-# Entry kernels of the public fast path (see sinews._entry): one signature each, the argument
-# lengths checked here (BAD_SHAPE sends the call to the checked path, which names the argument).
-
-
-@njit(cache=True)
-def _nq_ok(q, mi):
-    if mi.shape[0] == 0:
-        return False
-    nq, _ = _dims(mi)
-    return q.shape[0] == nq
-
-
-@njit(cache=True)
-def placements_x(q, out, mi, mf, ws, pl):
-    """:func:`placements` into ``out`` (nrows x 12: R row-major, then p)."""
-    if not _nq_ok(q, mi) or out.shape[0] * PL_STRIDE != pl.shape[0]:
-        return BAD_SHAPE
-    code = check_q(q, mi)
-    if code != 0:
-        return code
-    joint_pass(q, q, mi, mf, ws, np.int64(2))
-    for r in range(out.shape[0]):
-        o = r * PL_STRIDE
-        k = int(pl[o + PL_LINK])
-        if k < 0:
-            for i in range(12):
-                out[r, i] = pl[o + PL_R + i]
-            continue
-        w = k * WS_STRIDE
-        y0 = pl[o + PL_P]
-        y1 = pl[o + PL_P + 1]
-        y2 = pl[o + PL_P + 2]
-        if pl[o + PL_R] == 1.0 and pl[o + PL_R + 4] == 1.0 and pl[o + PL_R + 8] == 1.0:
-            # axes of the link (a rotation with a unit diagonal is the identity): a copy
-            for i in range(9):
-                out[r, i] = ws[w + WS_OR + i]
-            if y0 == 0.0 and y1 == 0.0 and y2 == 0.0:
-                p0 = ws[w + WS_OP]
-                p1 = ws[w + WS_OP + 1]
-                p2 = ws[w + WS_OP + 2]
-                out[r, 9] = p0
-                out[r, 10] = p1
-                out[r, 11] = p2
-                if not (math.isfinite(p0) and math.isfinite(p1) and math.isfinite(p2)):
-                    return NOT_FINITE
-                continue
-            for i in range(3):
-                pi = ws[w + WS_OP + i] + ws[w + WS_OR + 3 * i] * y0 + ws[w + WS_OR + 3 * i + 1] * y1 + ws[w + WS_OR + 3 * i + 2] * y2
-                out[r, 9 + i] = pi
-                if not math.isfinite(pi):
-                    return NOT_FINITE
-            continue
-        for i in range(3):
-            oi0 = ws[w + WS_OR + 3 * i]
-            oi1 = ws[w + WS_OR + 3 * i + 1]
-            oi2 = ws[w + WS_OR + 3 * i + 2]
-            out[r, 3 * i] = oi0 * pl[o + PL_R] + oi1 * pl[o + PL_R + 3] + oi2 * pl[o + PL_R + 6]
-            out[r, 3 * i + 1] = oi0 * pl[o + PL_R + 1] + oi1 * pl[o + PL_R + 4] + oi2 * pl[o + PL_R + 7]
-            out[r, 3 * i + 2] = oi0 * pl[o + PL_R + 2] + oi1 * pl[o + PL_R + 5] + oi2 * pl[o + PL_R + 8]
-            pi = ws[w + WS_OP + i] + oi0 * y0 + oi1 * y1 + oi2 * y2
-            out[r, 9 + i] = pi
-            if not math.isfinite(pi):
-                return NOT_FINITE
-    return 0
-
-
-@njit(cache=True)
-def row_placement_x(q, row, out, mi, mf, ws, pl):
-    """:func:`row_placement` into ``out`` (4 x 3: the rows of R, then p)."""
-    if not _nq_ok(q, mi) or out.size != 12 or not 0 <= row < pl.shape[0] // PL_STRIDE:
-        return BAD_SHAPE
-    return row_placement(q, row, out.reshape(12), mi, mf, ws, pl)
-
-
-@njit(cache=True)
-def frame_jacobian_x(q, row, x, ref, J, mi, mf, ws, pl):
-    if not _nq_ok(q, mi) or x.shape[0] != 3 or not 0 <= row < pl.shape[0] // PL_STRIDE:
-        return BAD_SHAPE
-    return frame_jacobian(q, row, x, ref, J, mi, mf, ws, pl)
-
-
-@njit(cache=True)
-def center_of_mass_x(q, v, flags, out, J, mi, mf, ws):
-    if mi.shape[0] == 0:
-        return BAD_SHAPE
-    nq, nv = _dims(mi)
-    if q.shape[0] != nq or (flags & 1 and v.shape[0] != nv) or (flags & 2 and J.shape[1] != nv):
-        return BAD_SHAPE
-    return center_of_mass(q, v, flags, out, J, mi, mf, ws)
-
-
-@njit(cache=True)
-def com_jacobian_x(q, J, mi, mf, ws):
-    """:func:`center_of_mass` with its Jacobian only (the position goes to the last 6 values of
-    the workspace's temporary region, which no kernel uses)."""
-    if mi.shape[0] == 0:
-        return BAD_SHAPE
-    nq, nv = _dims(mi)
-    if q.shape[0] != nq or J.shape[1] != nv:
-        return BAD_SHAPE
-    end = mi.shape[0] * WS_STRIDE + 13 * nv + TMP_SIZE
-    return center_of_mass(q, q, 2, ws[end - 6 : end], J, mi, mf, ws)

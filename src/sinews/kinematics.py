@@ -11,6 +11,12 @@ configuration; ``v`` (nv,) the joint velocities; ``a`` (nv,) the joint accelerat
 a body id or name; ``point`` (3,) coordinates in the body's frame (default its origin);
 ``data`` an optional workspace (``model.data()``; default the calling thread's own).
 
+Without ``data``, a call takes a fast path (:mod:`sinews._kinematics_fast`): one dispatch of a
+kernel on a per-thread buffer, names resolved by one dict look-up, the result taken from a pool
+of preallocated results (a returned array is then a view into a larger array shared, without
+overlap, with other results); anything that path cannot take goes through the checked path,
+with the same results and errors.
+
 Sources: Featherstone, RBDA chapters 2 and 4; RBDL ``CalcPointVelocity``,
 ``CalcPointAcceleration``, ``CalcPointJacobian``; Pinocchio ``forwardKinematics``,
 ``computeFrameJacobian``.
@@ -18,22 +24,33 @@ Sources: Featherstone, RBDA chapters 2 and 4; RBDL ``CalcPointVelocity``,
 
 from __future__ import annotations
 
-import math
-import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import types as _nt
 from numpy.typing import ArrayLike
 
-from . import _joint_pass as JP
-from . import _rnea_kernels as RK
 from . import _jacobian_dt_kernels as DK
 from . import _kinematics_kernels as KK
 from . import _layout as L
-from ._checks import raise_overflow, raise_kernel_code, vector
-from .algorithms import get_data
+from ._checks import raise_kernel_code, vector
+from ._kinematics_com import center_of_mass, com_jacobian, com_velocity
+from ._kinematics_common import (
+    _ORIGIN,
+    _ZERO3,
+    _body_row,
+    _frame_row,
+    _point,
+    _reference,
+)
+from ._kinematics_fast import POOL_FULL, Lazy, checked_data, retry
+from ._kinematics_point import (
+    point_acceleration,
+    point_acceleration_6d,
+    point_position,
+    point_velocity,
+    point_velocity_6d,
+)
 from .spatial import Transform
 
 if TYPE_CHECKING:
@@ -113,6 +130,11 @@ def _placements(table, nbodies, model):
     return P
 
 
+def _placements_pool(tables, nbodies, model):
+    """:func:`_placements` of every table of ``tables`` (K, rows, 12)."""
+    return [_placements(t, nbodies, model) for t in tables]
+
+
 def _transform(out):
     """A :class:`Transform` from the kernel's ``[R; p]`` (4, 3) (the rows of R, then p), without
     re-checking the rotation (the kernel made it); read-only views, as Transform's arrays."""
@@ -124,139 +146,22 @@ def _transform(out):
 
 
 # ------------------------------------------------------------------------------------------
-# the fast call path (as sinews._entry): entry kernels typed for one signature, compiled on
-# first use, argument lengths checked in the kernel; any exception or non-zero code falls back
-# to the checked path, which converts the arguments or raises the named error.
+# The fast call path (sinews._kinematics_fast): one dispatch of an entry kernel of
+# sinews._kinematics_fast_kernels on this thread's state, the result taken from a pool; any
+# exception or other code falls back to the checked path, which converts the arguments or
+# raises the named error (and binds the state on a thread's first call).
 
-_F1 = _nt.Array(_nt.float64, 1, "C")
-_F2 = _nt.Array(_nt.float64, 2, "C")
-_I2 = _nt.Array(_nt.int64, 2, "C")
-_INT = _nt.int64
-#: The one signature each entry kernel (``*_x`` in sinews._kinematics_kernels and
-#: sinews._jacobian_dt_kernels) is compiled for.
-SIGNATURES = {
-    "placements_x": (_F1, _F2, _I2, _F1, _F1, _F1),
-    "row_placement_x": (_F1, _INT, _F2, _I2, _F1, _F1, _F1),
-    "frame_jacobian_x": (_F1, _INT, _F1, _INT, _F2, _I2, _F1, _F1, _F1),
-    "jacobian_time_variation_x": (_F1, _F1, _INT, _F1, _INT, _F2, _I2, _F1, _F1, _F1),
-    "center_of_mass_x": (_F1, _F1, _INT, _F1, _F2, _I2, _F1, _F1),
-    "com_jacobian_x": (_F1, _F2, _I2, _F1, _F1),
-}
-_lock = threading.Lock()
-
-
-class _Lazy:
-    """An entry kernel until its first call, which compiles it for its signature only (then
-    compilation is disabled, so that other argument types raise) and rebinds the global."""
-
-    def __init__(self, name: str, binding: str):
-        self.name, self.binding = name, binding
-
-    def __call__(self, *args):
-        disp = getattr(DK if self.name == "jacobian_time_variation_x" else KK, self.name)
-        sig = SIGNATURES[self.name]
-        with _lock:
-            if sig not in disp.overloads:
-                disp.compile(sig)
-            disp.disable_compile()
-        globals()[self.binding] = disp
-        return disp(*args)
-
-
-_FK = _Lazy("placements_x", "_FK")
-_ROW = _Lazy("row_placement_x", "_ROW")
-_FJ = _Lazy("frame_jacobian_x", "_FJ")
-_DJ = _Lazy("jacobian_time_variation_x", "_DJ")
-_COM = _Lazy("center_of_mass_x", "_COM")
-_COMJ = _Lazy("com_jacobian_x", "_COMJ")
-_empty = np.empty
+_FK = Lazy("placements_f", globals(), "_FK")
+_ROW = Lazy("row_placement_f", globals(), "_ROW")
+_FJ = Lazy("frame_jacobian_f", globals(), "_FJ")
+_FJK = Lazy("frame_jacobian_k", globals(), "_FJK")
+_DJ = Lazy("jacobian_time_variation_f", globals(), "_DJ")
+_DJK = Lazy("jacobian_time_variation_k", globals(), "_DJK")
 _new = object.__new__
 _set = object.__setattr__
-
-
-_ORIGIN = (0.0, 0.0, 0.0)  # the default point
-_ZERO3 = np.zeros(3)  # never written (the kernels only read it)
-_REF = {
-    "local": L.REF_LOCAL,
-    "world": L.REF_WORLD,
-    "local_world_aligned": L.REF_LOCAL_WORLD_ALIGNED,
-}
-
-
-def _body_row(model, c, body, argname="body") -> int:
-    """Row of a body (id or name) in the placement table (a dict look-up when cached)."""
-    t = type(body)
-    if t is str or t is int:
-        row = c.body_rows.get(body)
-        if row is not None:
-            return row
-    return model._resolve_body(body, argname)
-
-
-def _frame_row(model, c, frame) -> int:
-    t = type(frame)
-    if t is str or t is int:
-        row = c.frame_rows.get(frame)
-        if row is not None:
-            return row
-    return c.nbodies + model.frame_id(frame)
-
-
-def _point(point):
-    if point is _ORIGIN:
-        return _ZERO3
-    return vector(point, 3, "point")
-
-
-def _reference(reference, argname):
-    ref = _REF.get(reference) if isinstance(reference, str) else None
-    if ref is None:
-        raise ValueError(f"{argname} must be 'local', 'world' or 'local_world_aligned', got {reference!r}")
-    return ref
-
-
-def _q(model, q):
-    return vector(q, model.nq, "q")
-
-
-def _kin(model, d, q, v=None, mode=2):
-    c = model.compiled
-    if c.nlinks == 0:
-        return
-    code = JP.check_q(q, c.mi)
-    if code:
-        raise_kernel_code(code, ("q",), model)
-    if v is None:
-        v = q
-    elif JP.check_finite(v) >= 0:
-        raise ValueError("v contains NaN or infinity")
-    JP.joint_pass(q, v, c.mi, c.mf, d.ws, mode)
-
-
-def _ground(model, q, **vectors):
-    """Checks for a point on the ground (no kernel runs): ``q`` as the kernels check it and
-    the other ``vectors`` (by name) finite."""
-    c = model.compiled
-    if c.nlinks:
-        code = JP.check_q(q, c.mi)
-        if code:
-            raise_kernel_code(code, ("q",), model)
-    for name, x in vectors.items():
-        if JP.check_finite(x) >= 0:
-            raise ValueError(f"{name} contains NaN or infinity")
-
-
-def _finite(x, names):
-    """``x`` if all its values are finite, else ValueError: the inputs ``names`` overflowed it."""
-    if not np.isfinite(x).all():
-        raise_overflow(names)
-    return x
-
-
-def _link_world(model, d):
-    oR = d.link_view(L.WS_OR, 9).reshape(-1, 3, 3)
-    op = d.link_view(L.WS_OP, 3)
-    return oR, op
+#: the types of body and frame references the fast path looks up (a bool, a float or a NumPy
+#: integer, equal to an int key of the tables, goes to the checked path, which decides)
+_KEYS = frozenset((str, int))
 
 
 def forward_kinematics(model: Model, q: ArrayLike, data: Data | None = None) -> Placements:
@@ -264,14 +169,18 @@ def forward_kinematics(model: Model, q: ArrayLike, data: Data | None = None) -> 
     frames are compiled into the model's arrays once)."""
     if data is None:
         try:
-            mi, mf, ws, nv = model._tls.fast
-            c = model._compiled
-            table = _empty((c.nbodies + c.nframes, 12))
-            if not _FK(q, table, mi, mf, ws, c.pl):
-                return _placements(table, c.nbodies, model)
+            s = model._tls.kin
+            if s.pl is model._compiled.pl:  # (a frame added since: the state is rebuilt)
+                i = _FK(q, s.Pp, s.buf)
+                if i >= 0:
+                    return s.P[i]
+                if i == POOL_FULL:
+                    r = retry(model, "P", _FK, q, make=_placements_pool)
+                    if r is not None:
+                        return r
         except Exception:
             pass
-    d = get_data(model, data)
+    d = checked_data(model, data)
     c = d.c
     q = vector(q, c.nq, "q")
     nb = c.nbodies
@@ -294,130 +203,49 @@ def _row_placement(model, d, q, row) -> Transform:
     return _transform(out)
 
 
-def _link_point(model, body, point, check_finite=True):
-    """Link index and the point's coordinates in that link's frame (or -1 for the world).
-    ``check_finite=False`` leaves the finiteness check of ``point`` to the kernel."""
-    c = model.compiled
-    b = model._resolve_body(body, "body")
-    r = vector(point, 3, "point")
-    if check_finite:
-        x0, x1, x2 = r.tolist()
-        if not (math.isfinite(x0) and math.isfinite(x1) and math.isfinite(x2)):
-            raise ValueError("point contains NaN or infinity")
-    if c.body_in_link_frame[b]:
-        return c.link_of_body_list[b], r
-    return c.link_of_body_list[b], c.X_link_body_R[b] @ r + c.X_link_body_p[b]
+def _fast(model, kernel, kind, *inputs):
+    """The result of ``kernel(*inputs, pool, buf)`` on this thread's state (a new pool when the
+    pool of ``kind`` is used up), or ``None``: take the checked path."""
+    s = model._tls.kin
+    i = kernel(*inputs, getattr(s, kind + "p"), s.buf)
+    if i >= 0:
+        return getattr(s, kind)[i]
+    if i == POOL_FULL:
+        return retry(model, kind, kernel, *inputs)
+    return None
 
 
 def body_placement(model: Model, q: ArrayLike, body: int | str, data: Data | None = None) -> Transform:
     """World pose of one body at ``q`` (nq,) (kinematics along its support chain only)."""
-    if data is None and type(body) is not bool:
+    if data is None and type(body) in _KEYS:
         try:
-            mi, mf, ws, nv = model._tls.fast
-            c = model._compiled
-            out = _empty((4, 3))
-            if not _ROW(q, c.body_rows[body], out, mi, mf, ws, c.pl):
-                return _transform(out)
+            s = model._tls.kin
+            i = _ROW(q, s.body_rows[body], s.Tp, s.buf)
+            if i >= 0:
+                return s.T[i]
+            if i == POOL_FULL and (X := retry(model, "T", _ROW, q, s.body_rows[body])) is not None:
+                return X
         except Exception:
             pass
-    d = get_data(model, data)
+    d = checked_data(model, data)
     return _row_placement(model, d, q, _body_row(model, d.c, body))
 
 
 def frame_placement(model: Model, q: ArrayLike, frame: int | str, data: Data | None = None) -> Transform:
     """World pose of one frame (id or name) at ``q`` (nq,), kinematics along its support chain
     only."""
-    if data is None and type(frame) is not bool:
+    if data is None and type(frame) in _KEYS:
         try:
-            mi, mf, ws, nv = model._tls.fast
-            c = model._compiled
-            out = _empty((4, 3))
-            if not _ROW(q, c.frame_rows[frame], out, mi, mf, ws, c.pl):
-                return _transform(out)
+            s = model._tls.kin
+            i = _ROW(q, s.frame_rows[frame], s.Tp, s.buf)
+            if i >= 0:
+                return s.T[i]
+            if i == POOL_FULL and (X := retry(model, "T", _ROW, q, s.frame_rows[frame])) is not None:
+                return X
         except Exception:
             pass
-    d = get_data(model, data)
+    d = checked_data(model, data)
     return _row_placement(model, d, q, _frame_row(model, d.c, frame))
-
-
-def point_position(model: Model, q: ArrayLike, body: int | str, point: ArrayLike = (0.0, 0.0, 0.0),
-                   data: Data | None = None) -> np.ndarray:
-    """World coordinates (3,) of a point fixed on ``body`` (``point`` (3,) in body coordinates)
-    at ``q`` (nq,)."""
-    d = get_data(model, data)
-    q = _q(model, q)
-    k, r = _link_point(model, body, point)
-    if k < 0:
-        _ground(model, q)
-        return r.copy()
-    _kin(model, d, q)
-    oR, op = _link_world(model, d)
-    return _finite(oR[k] @ r + op[k], ("q", "point"))
-
-
-def _link_motion(model, d, q, v, a, k):
-    """Link velocity and (spatial, gravity-free) acceleration in link axes, and world pose."""
-    c = model.compiled
-    if a is None:
-        _kin(model, d, q, v, 3)
-        acc = None
-    else:
-        _kin(model, d, q, v, 2)  # world poses
-        tau = np.empty(c.nv)
-        raise_kernel_code(RK.rnea(q, v, a, d.fext_links, tau, c.mi, c.mf, d.ws, 2), ("q", "v", "a"), model)
-        acc = d.link_view(L.WS_A, 6)[k].copy()
-    vel = d.link_view(L.WS_V, 6)[k].copy()
-    oR, op = _link_world(model, d)
-    return vel, acc, oR[k].copy(), op[k].copy()
-
-
-def point_velocity_6d(model: Model, q: ArrayLike, v: ArrayLike, body: int | str,
-                      point: ArrayLike = (0.0, 0.0, 0.0), data: Data | None = None) -> np.ndarray:
-    """``[omega; v_point]`` (6,) of a point fixed on ``body``, world axes, at ``q`` (nq,),
-    ``v`` (nv,)."""
-    d = get_data(model, data)
-    q = _q(model, q)
-    v = vector(v, model.nv, "v")
-    k, r = _link_point(model, body, point)
-    if k < 0:
-        _ground(model, q, v=v)
-        return np.zeros(6)
-    vel, _, R, _ = _link_motion(model, d, q, v, None, k)
-    w, vo = vel[:3], vel[3:]
-    return _finite(np.concatenate([R @ w, R @ (vo + np.cross(w, r))]), ("q", "v", "point"))
-
-
-def point_velocity(model: Model, q: ArrayLike, v: ArrayLike, body: int | str,
-                   point: ArrayLike = (0.0, 0.0, 0.0), data: Data | None = None) -> np.ndarray:
-    """Linear velocity (3,) (world axes) of a point fixed on ``body``, at ``q`` (nq,), ``v`` (nv,)."""
-    return point_velocity_6d(model, q, v, body, point, data)[3:]
-
-
-def point_acceleration_6d(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, body: int | str,
-                          point: ArrayLike = (0.0, 0.0, 0.0), data: Data | None = None) -> np.ndarray:
-    """``[alpha; a_point]`` (6,) (world axes): angular acceleration and the classical acceleration
-    of a point fixed on ``body``, at ``q`` (nq,), ``v`` (nv,), for joint accelerations ``a``
-    (nv,) (gravity not included)."""
-    d = get_data(model, data)
-    q = _q(model, q)
-    v = vector(v, model.nv, "v")
-    a = vector(a, model.nv, "a")
-    k, r = _link_point(model, body, point)
-    if k < 0:
-        _ground(model, q, v=v, a=a)
-        return np.zeros(6)
-    vel, acc, R, _ = _link_motion(model, d, q, v, a, k)
-    w, vo = vel[:3], vel[3:]
-    al, ao = acc[:3], acc[3:]
-    a_point = ao + np.cross(al, r) + np.cross(w, vo + np.cross(w, r))
-    return _finite(np.concatenate([R @ al, R @ a_point]), ("q", "v", "a", "point"))
-
-
-def point_acceleration(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, body: int | str,
-                       point: ArrayLike = (0.0, 0.0, 0.0), data: Data | None = None) -> np.ndarray:
-    """Classical linear acceleration (3,) (world axes) of a point fixed on ``body``, at ``q``
-    (nq,), ``v`` (nv,), ``a`` (nv,)."""
-    return point_acceleration_6d(model, q, v, a, body, point, data)[3:]
 
 
 def _jacobian(model, d, q, row, x, ref, nrows, names=("q", "point")):
@@ -434,6 +262,16 @@ def point_jacobian_6d(model: Model, q: ArrayLike, body: int | str, point: ArrayL
                       data: Data | None = None) -> np.ndarray:
     """(6, nv) Jacobian of ``[omega; v_point]`` (world axes) of a point fixed on ``body``, at
     ``q`` (nq,)."""
+    if data is None and type(body) in _KEYS:
+        try:
+            s = model._tls.kin
+            i = _FJ(q, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, s.J6p, s.buf)
+            if i >= 0:
+                return s.J6[i]
+            if i == POOL_FULL and (J := _fast(model, _FJ, "J6", q, s.body_rows[body], _point(point), 2)) is not None:
+                return J
+        except Exception:
+            pass
     return _point_jacobian(model, q, body, point, data, 6)
 
 
@@ -441,20 +279,22 @@ def point_jacobian(model: Model, q: ArrayLike, body: int | str, point: ArrayLike
                    data: Data | None = None) -> np.ndarray:
     """(3, nv) Jacobian of the linear velocity (world axes) of a point fixed on ``body``, at
     ``q`` (nq,)."""
+    if data is None and type(body) in _KEYS:
+        try:
+            s = model._tls.kin
+            i = _FJ(q, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, s.J3p, s.buf)
+            if i >= 0:
+                return s.J3[i]
+            if i == POOL_FULL and (J := _fast(model, _FJ, "J3", q, s.body_rows[body], _point(point), 2)) is not None:
+                return J
+        except Exception:
+            pass
     return _point_jacobian(model, q, body, point, data, 3)
 
 
 def _point_jacobian(model, q, body, point, data, nrows):
-    if data is None and type(body) is not bool:
-        try:
-            mi, mf, ws, nv = model._tls.fast
-            c = model._compiled
-            J = _empty((nrows, nv))
-            if not _FJ(q, c.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, J, mi, mf, ws, c.pl):
-                return J
-        except Exception:
-            pass
-    d = get_data(model, data)
+    """The checked path of :func:`point_jacobian` and :func:`point_jacobian_6d`."""
+    d = checked_data(model, data)
     row = _body_row(model, d.c, body)
     return _jacobian(model, d, q, row, _point(point), L.REF_LOCAL_WORLD_ALIGNED, nrows)
 
@@ -467,16 +307,17 @@ def body_jacobian(model: Model, q: ArrayLike, body: int | str, frame: str = "loc
     ``"world"``: spatial velocity in world axes at the world origin (``WORLD``);
     ``"local_world_aligned"``: world axes at the body origin (``LOCAL_WORLD_ALIGNED``).
     """
-    if data is None and type(body) is not bool:
+    if data is None and type(body) in _KEYS:
         try:
-            mi, mf, ws, nv = model._tls.fast
-            c = model._compiled
-            J = _empty((6, nv))
-            if not _FJ(q, c.body_rows[body], _ZERO3, _REF[frame], J, mi, mf, ws, c.pl):
+            s = model._tls.kin
+            i = _FJK(q, s.body_keys[frame][body], s.J6p, s.buf)
+            if i >= 0:
+                return s.J6[i]
+            if i == POOL_FULL and (J := _fast(model, _FJK, "J6", q, s.body_keys[frame][body])) is not None:
                 return J
         except Exception:
             pass
-    d = get_data(model, data)
+    d = checked_data(model, data)
     row = _body_row(model, d.c, body)
     return _jacobian(model, d, q, row, _ZERO3, _reference(frame, "frame"), 6, ("q",))
 
@@ -492,31 +333,24 @@ def frame_jacobian(model: Model, q: ArrayLike, frame: int | str, reference: str 
     call: the kinematics of the frame's support chain, then the Jacobian columns.  (Pinocchio
     stores rows as ``[linear; angular]``.)
     """
-    if data is None and type(frame) is not bool:
+    if data is None and type(frame) in _KEYS:
         try:
-            mi, mf, ws, nv = model._tls.fast
-            c = model._compiled
-            J = _empty((6, nv))
-            if not _FJ(q, c.frame_rows[frame], _ZERO3, _REF[reference], J, mi, mf, ws, c.pl):
+            s = model._tls.kin
+            i = _FJK(q, s.frame_keys[reference][frame], s.J6p, s.buf)
+            if i >= 0:
+                return s.J6[i]
+            if i == POOL_FULL and (J := _fast(model, _FJK, "J6", q, s.frame_keys[reference][frame])) is not None:
                 return J
         except Exception:
             pass
-    d = get_data(model, data)
+    d = checked_data(model, data)
     row = _frame_row(model, d.c, frame)
     return _jacobian(model, d, q, row, _ZERO3, _reference(reference, "reference"), 6, ("q",))
 
 
-def _time_variation(model, q, v, row, x, ref, nrows, data, names):
-    """dJ/dt (nrows, nv) of placement-table row ``row`` at the point ``x`` (frame coordinates)."""
-    if data is None:
-        try:
-            mi, mf, ws, nv = model._tls.fast
-            dJ = _empty((nrows, nv))
-            if not _DJ(q, v, row, x, ref, dJ, mi, mf, ws, model._compiled.pl):
-                return dJ
-        except Exception:
-            pass
-    d = get_data(model, data)
+def _time_variation(model, q, v, row, x, ref, nrows, d, names):
+    """The checked path: dJ/dt (nrows, nv) of placement-table row ``row`` at the point ``x``
+    (frame coordinates)."""
     c = d.c
     q, v = vector(q, c.nq, "q"), vector(v, c.nv, "v")
     x = _point(x)
@@ -543,16 +377,17 @@ def frame_jacobian_time_variation(model: Model, q: ArrayLike, v: ArrayLike, fram
     ``JointModelComposite`` (sinews' multi-axis joints), whose axes Pinocchio's ``dJ`` treats as
     fixed in the child frame (its ``dJ v + J a`` then differs from its frame acceleration):
     sinews gives the exact derivative there too."""
-    if data is None and type(frame) is not bool:
+    if data is None and type(frame) in _KEYS:
         try:
-            mi, mf, ws, nv = model._tls.fast
-            c = model._compiled
-            dJ = _empty((6, nv))
-            if not _DJ(q, v, c.frame_rows[frame], _ZERO3, _REF[reference], dJ, mi, mf, ws, c.pl):
-                return dJ
+            s = model._tls.kin
+            i = _DJK(q, v, s.frame_keys[reference][frame], s.J6p, s.buf)
+            if i >= 0:
+                return s.J6[i]
+            if i == POOL_FULL and (J := _fast(model, _DJK, "J6", q, v, s.frame_keys[reference][frame])) is not None:
+                return J
         except Exception:
             pass
-    d = get_data(model, data)
+    d = checked_data(model, data)
     return _time_variation(model, q, v, _frame_row(model, d.c, frame), _ZERO3,
                            _reference(reference, "reference"), 6, d, ("q", "v"))
 
@@ -563,6 +398,16 @@ def point_jacobian_time_variation_6d(model: Model, q: ArrayLike, v: ArrayLike, b
     ``body``, ``point`` (3,) in body coordinates) at ``q`` (nq,), ``v`` (nv,):
     ``J a + dJ/dt v = [alpha; classical acceleration of the point]``
     (:func:`point_acceleration_6d`)."""
+    if data is None and type(body) in _KEYS:
+        try:
+            s = model._tls.kin
+            i = _DJ(q, v, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, s.J6p, s.buf)
+            if i >= 0:
+                return s.J6[i]
+            if i == POOL_FULL and (J := _fast(model, _DJ, "J6", q, v, s.body_rows[body], _point(point), 2)) is not None:
+                return J
+        except Exception:
+            pass
     return _point_time_variation(model, q, v, body, point, data, 6)
 
 
@@ -570,88 +415,21 @@ def point_jacobian_time_variation(model: Model, q: ArrayLike, v: ArrayLike, body
                                   point: ArrayLike = _ORIGIN, data: Data | None = None) -> np.ndarray:
     """(3, nv) time derivative of :func:`point_jacobian` at ``q`` (nq,), ``v`` (nv,): the
     classical acceleration of the point is ``J a + dJ/dt v``."""
+    if data is None and type(body) in _KEYS:
+        try:
+            s = model._tls.kin
+            i = _DJ(q, v, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, s.J3p, s.buf)
+            if i >= 0:
+                return s.J3[i]
+            if i == POOL_FULL and (J := _fast(model, _DJ, "J3", q, v, s.body_rows[body], _point(point), 2)) is not None:
+                return J
+        except Exception:
+            pass
     return _point_time_variation(model, q, v, body, point, data, 3)
 
 
 def _point_time_variation(model, q, v, body, point, data, nrows):
-    if data is None and type(body) is not bool:
-        try:
-            row = model._compiled.body_rows[body]
-            return _time_variation(model, q, v, row, _ZERO3 if point is _ORIGIN else point,
-                                   L.REF_LOCAL_WORLD_ALIGNED, nrows, None, ("q", "v", "point"))
-        except Exception:
-            pass
-    d = get_data(model, data)
+    """The checked path of the point Jacobians' time derivatives."""
+    d = checked_data(model, data)
     return _time_variation(model, q, v, _body_row(model, d.c, body), point,
                            L.REF_LOCAL_WORLD_ALIGNED, nrows, d, ("q", "v", "point"))
-
-
-def _com_terms(model, d):
-    c = model.compiled
-    oR, op = _link_world(model, d)
-    return c.link_mass, c.link_h, oR, op
-
-
-def _com(model, d, q, v, flags, J):
-    c = d.c
-    out = np.empty(6)
-    code = KK.center_of_mass(q, v, flags, out, J, c.mi, c.mf, d.ws)
-    if code:
-        if code == 1:
-            raise ValueError("the model has no mass")
-        raise_kernel_code(code, ("q", "v") if flags & 1 else ("q",), model)
-    return out
-
-
-def center_of_mass(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray:
-    """World position (3,) at ``q`` (nq,) of the centre of mass of the moving bodies (bodies welded to the world
-    are part of the ground and not counted, as in Pinocchio); ``ValueError`` if they have no
-    mass."""
-    if data is None:
-        try:
-            mi, mf, ws, nv = model._tls.fast
-            out = _empty(6)
-            if not _COM(q, q, 0, out, _NO_J, mi, mf, ws):
-                return out[:3]
-        except Exception:
-            pass
-    d = get_data(model, data)
-    q = vector(q, d.c.nq, "q")
-    return _com(model, d, q, q, 0, _NO_J)[:3]
-
-
-def com_velocity(model: Model, q: ArrayLike, v: ArrayLike, data: Data | None = None) -> np.ndarray:
-    """World velocity (3,) of the centre of mass at ``q`` (nq,), ``v`` (nv,)."""
-    if data is None:
-        try:
-            mi, mf, ws, nv = model._tls.fast
-            out = _empty(6)
-            if not _COM(q, v, 1, out, _NO_J, mi, mf, ws):
-                return out[3:]
-        except Exception:
-            pass
-    d = get_data(model, data)
-    c = d.c
-    q, v = vector(q, c.nq, "q"), vector(v, c.nv, "v")
-    return _com(model, d, q, v, 1, _NO_J)[3:]
-
-
-def com_jacobian(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray:
-    """(3, nv) Jacobian of the centre of mass (world axes) at ``q`` (nq,)."""
-    if data is None:
-        try:
-            mi, mf, ws, nv = model._tls.fast
-            J = _empty((3, nv))
-            if not _COMJ(q, J, mi, mf, ws):
-                return J
-        except Exception:
-            pass
-    d = get_data(model, data)
-    c = d.c
-    q = vector(q, c.nq, "q")
-    J = np.empty((3, c.nv))
-    _com(model, d, q, q, 2, J)
-    return J
-
-
-_NO_J = np.zeros((3, 0))

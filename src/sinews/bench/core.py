@@ -3,13 +3,13 @@
 Times sinews against Pinocchio (called from Python, in the same process, on identical inputs)
 for RNEA, CRBA, ABA, forward kinematics with frames (vs ``framesForwardKinematics``), a frame
 Jacobian (vs ``computeJointJacobians`` + ``getFrameJacobian``, and vs the one-shot
-``computeFrameJacobian``), a point Jacobian, one frame's placement (vs ``forwardKinematics`` +
-``updateFramePlacement``), the Jacobian time derivatives of a frame and of a point (vs
-``computeJointJacobiansTimeVariation`` + ``getFrameJacobianTimeVariation``), the centre of mass
-and its Jacobian and the dense
-``M^-1`` (vs ``computeMinverse``, which fills only the upper triangle: sinews returns both) on
-Pinocchio's sample humanoid (through ``sinews.interop.from_pinocchio``), a 7-DoF arm and a
-12-DoF quadruped with a free-flyer base (built in sinews and converted with ``to_pinocchio``),
+``computeFrameJacobian``), a point Jacobian, one frame's placement (``frame_placement``: vs
+``forwardKinematics`` + ``updateFramePlacement``; ``frame_placement/ffk``: vs
+``framesForwardKinematics`` + reading ``data.oMf``), the Jacobian time derivatives of a frame and
+of a point (vs ``computeJointJacobiansTimeVariation`` + ``getFrameJacobianTimeVariation``), the
+centre of mass and its Jacobian and the dense ``M^-1`` (vs ``computeMinverse``, which fills only
+the upper triangle: sinews returns both) on Pinocchio's sample humanoid (through
+``sinews.interop.from_pinocchio``), a 7-DoF arm and a 12-DoF quadruped with a free-flyer base (built in sinews and converted with ``to_pinocchio``),
 and, when the optional ``example-robot-data`` package is installed, the Talos (reduced), Solo12,
 Panda and UR5 URDFs (loaded with ``pinocchio.buildModelFromUrdf``, free-flyer root for Talos and
 Solo12, converted with ``from_pinocchio``).
@@ -138,6 +138,10 @@ def run(calls: int = 200, rounds: int = 15, seed: int = 0, only=None, models=Non
             pin.forwardKinematics(pm, pd, q)
             return pin.updateFramePlacement(pm, pd, fid)
 
+        def pin_frames_then_read():
+            pin.framesForwardKinematics(pm, pd, q)
+            return pd.oMf[fid]
+
         def pin_frame_dj():
             pin.computeJointJacobiansTimeVariation(pm, pd, q, vp)
             return pin.getFrameJacobianTimeVariation(pm, pd, fid, pin.LOCAL)
@@ -167,6 +171,7 @@ def run(calls: int = 200, rounds: int = 15, seed: int = 0, only=None, models=Non
                 lambda: pin.computeFrameJacobian(pm, pd, q, fid, pin.LOCAL),
             ),
             ("frame_placement", lambda: sinews.frame_placement(m, q, "bench_point"), pin_frame_placement),
+            ("frame_placement/ffk", lambda: sinews.frame_placement(m, q, "bench_point"), pin_frames_then_read),
             ("frame_jacobian_dt", lambda: sinews.frame_jacobian_time_variation(m, q, v, "bench_point"), pin_frame_dj),
             ("point_jacobian_dt", lambda: sinews.point_jacobian_time_variation(m, q, v, body.id, point), pin_point_dj),
             ("center_of_mass", lambda: sinews.center_of_mass(m, q), lambda: pin.centerOfMass(pm, pd, q)),

@@ -1,0 +1,213 @@
+"""Per-thread state of the kinematics fast path (:mod:`sinews.kinematics`).
+
+A kinematics call without ``data=`` does, in Python, about this (here :func:`sinews.frame_jacobian`)::
+
+    s = model._tls.kin                                      # this thread's KinState
+    i = FJK(q, s.frame_keys[reference][frame], s.J6p, s.buf)   # one dispatch, 4 arguments
+    if i >= 0:
+        return s.J6[i]                                      # a view made in advance
+
+One dispatch of an entry kernel of :mod:`sinews._kinematics_fast_kernels` with few arguments: the
+model's arrays, the support chain of every link and a workspace are packed into one buffer, and
+the result goes to the next slot of a *pool* of preallocated results whose views (or
+:class:`~sinews.spatial.Transform` / :class:`~sinews.kinematics.Placements` objects) are made
+in bulk when the pool is made.  Names are resolved by dict look-ups in tables made from the
+compiled model's (``frame_keys``/``body_keys`` also fold the reference frame into the key: ``4 * row +
+reference``).  As in :mod:`sinews._entry`, each entry kernel is compiled for exactly one signature, so
+Numba's dispatcher refuses arguments of another type (lists, other dtypes, read-only or
+non-contiguous arrays) with an exception; lengths, finiteness and zero quaternions are checked in
+the kernel.  Any exception or negative code sends the call to the checked path, which converts
+what it may and raises the named error: the fast path never changes a result or an error.
+
+A result is one slot of a pool shared with up to ``K - 1`` other results (a returned Jacobian is
+a view into a ``(K, 6, nv)`` array): each slot is handed out once, a used-up pool is replaced by a
+new one, and a pool lives as long as any of its results.  The state is bound per thread (on
+``model._tls``) by the first checked call, and rebuilt when a frame added to the model changes
+the placement table.
+
+The buffer holds a copy of the model's float table ``mf``, made when the state is bound.  The
+kinematics kernels read only what is fixed once a model is compiled (placements, axes, masses
+and inertias); ``model.gravity``, which may still be set afterwards, is not read from the copy.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from itertools import repeat
+
+import numpy as np
+from numba import types as _nt
+
+from . import _entry
+from . import _kinematics_fast_kernels as FK
+from . import _layout as L
+from ._kinematics_common import _REF as REF
+from .algorithms import get_data
+from .spatial import Transform
+
+#: an entry kernel's answer when its pool is used up
+POOL_FULL = FK.POOL_FULL
+#: results per pool (the placement tables of :func:`~sinews.forward_kinematics`: a quarter)
+POOL = 64
+
+_F1 = _nt.Array(_nt.float64, 1, "C")
+_F2 = _nt.Array(_nt.float64, 2, "C")
+_F3 = _nt.Array(_nt.float64, 3, "C")
+_INT = _nt.int64
+#: The one signature each entry kernel is compiled for.
+SIGNATURES = {
+    "placements_f": (_F1, _F3, _F1),
+    "row_placement_f": (_F1, _INT, _F3, _F1),
+    "frame_jacobian_f": (_F1, _INT, _F1, _INT, _F3, _F1),
+    "frame_jacobian_k": (_F1, _INT, _F3, _F1),
+    "jacobian_time_variation_f": (_F1, _F1, _INT, _F1, _INT, _F3, _F1),
+    "jacobian_time_variation_k": (_F1, _F1, _INT, _F3, _F1),
+    "center_of_mass_f": (_F1, _F2, _F1),
+    "com_velocity_f": (_F1, _F1, _F2, _F1),
+    "com_jacobian_f": (_F1, _F3, _F1),
+}
+
+
+class Lazy(_entry.Lazy):
+    """:class:`sinews._entry.Lazy` for the entry kernels of :mod:`sinews._kinematics_fast_kernels`."""
+
+    signatures = SIGNATURES
+
+    def __init__(self, name: str, namespace: dict, binding: str):
+        super().__init__(name, namespace, binding, FK)
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _transforms(R, p):
+    """Transforms of the arrays ``R[i]``, ``p[i]`` (made without checks, in C loops)."""
+    T = list(map(_new, repeat(Transform, len(R))))
+    deque(map(_set, T, repeat("R"), R), 0)
+    deque(map(_set, T, repeat("p"), p), 0)
+    return T
+
+
+def _readonly(a):
+    ro = a.view()
+    ro.flags.writeable = False
+    return ro
+
+
+class KinState:
+    """The fast path's buffer, name tables and result pools for one model and one thread."""
+
+    __slots__ = ("buf", "ib", "pl", "body_rows", "frame_rows", "body_keys", "frame_keys", "model", "nbodies",
+                 "T", "Tp", "P", "Pp", "J6", "J6p", "J3", "J3p", "V3", "V3p")
+
+    def __init__(self, model, c, ws):
+        nl, nv = c.nlinks, c.nv
+        mi, mf, pl = c.mi, c.mf, c.pl
+        # support chain of every link, root first
+        parent = mi[:, L.MI_PARENT].tolist()
+        chains = []
+        for k in range(nl):
+            chain = []
+            l = k
+            while l >= 0:
+                chain.append(l)
+                l = parent[l]
+            chains.append(chain[::-1])
+        lengths = [len(ch) for ch in chains]
+        o_mi = FK.H_SIZE
+        o_cs = o_mi + mi.size
+        o_cn = o_cs + nl
+        o_ch = o_cn + nl
+        o_all = o_ch + sum(lengths)
+        quats = c.quat_slices[:, 0] if len(c.quat_slices) else np.zeros(0, dtype=np.int64)
+        o_qs = o_all + nl
+        o_mf = o_qs + len(quats)
+        o_pl = o_mf + mf.size
+        o_ws = o_pl + pl.size
+        o_tmp = o_ws + ws.size
+        ib = np.zeros(o_tmp + 9, dtype=np.int64)
+        buf = ib.view(np.float64)
+        h = ib[: FK.H_SIZE]
+        h[FK.H_NL], h[FK.H_NQ], h[FK.H_NV], h[FK.H_NROWS] = nl, c.nq, nv, pl.size // L.PL_STRIDE
+        h[FK.H_MI], h[FK.H_MF], h[FK.H_NMF], h[FK.H_PL] = o_mi, o_mf, mf.size, o_pl
+        h[FK.H_WS], h[FK.H_NWS], h[FK.H_CS], h[FK.H_CN], h[FK.H_TMP] = o_ws, ws.size, o_cs, o_cn, o_tmp
+        ib[o_mi:o_cs] = mi.reshape(-1)
+        ib[o_cn:o_ch] = lengths
+        ib[o_cs:o_cn] = o_ch + np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+        ib[o_ch:o_all] = [l for ch in chains for l in ch]
+        ib[o_all:o_qs] = np.arange(nl)
+        ib[o_qs:o_mf] = quats
+        ib[FK.H_ALL], ib[FK.H_QS], ib[FK.H_NQS] = o_all, o_qs, len(quats)
+        buf[o_mf:o_pl] = mf
+        buf[o_pl:o_ws] = pl
+        buf[o_ws:o_tmp] = ws
+        self.buf, self.ib, self.pl = buf, ib, pl
+        self.body_rows, self.frame_rows = c.body_rows, c.frame_rows
+        # reference name -> {body or frame name or id: 4 * row + reference code}
+        self.body_keys = {name: {b: 4 * row + ref for b, row in c.body_rows.items()} for name, ref in REF.items()}
+        self.frame_keys = {name: {f: 4 * row + ref for f, row in c.frame_rows.items()} for name, ref in REF.items()}
+        self.model, self.nbodies = model, c.nbodies
+        for kind in ("T", "P", "J6", "J3", "V3"):
+            self.refill(kind)  # (no placement tables yet: the first call makes them)
+
+    def refill(self, kind: str, make=None) -> None:
+        """A new pool of results of one kind (slot counter back to 0); ``make(tables, nbodies,
+        model)``: the list of Placements of the tables (kind ``"P"``)."""
+        ib = self.ib
+        nv = int(ib[FK.H_NV])
+        if kind == "T":
+            pool = np.empty((POOL, 4, 3))
+            ro = _readonly(pool)
+            self.T = _transforms(list(ro[:, :3]), list(ro[:, 3]))
+            self.Tp = pool
+            ib[FK.H_SLOT_T] = 0
+        elif kind == "P":
+            pool = np.empty((POOL // 4 if make else 0, int(ib[FK.H_NROWS]), 12))
+            self.P = make(pool, self.nbodies, self.model) if make else []
+            self.Pp = pool
+            ib[FK.H_SLOT_FK] = 0
+        elif kind == "J6":
+            self.J6p = np.empty((POOL, 6, nv))
+            self.J6 = list(self.J6p)
+            ib[FK.H_SLOT_J6] = 0
+        elif kind == "J3":
+            self.J3p = np.empty((POOL, 3, nv))
+            self.J3 = list(self.J3p)
+            ib[FK.H_SLOT_J3] = 0
+        else:
+            self.V3p = np.empty((POOL, 3))
+            self.V3 = list(self.V3p)
+            ib[FK.H_SLOT_V3] = 0
+
+
+def bind(model) -> None:
+    """Bind (or rebuild, after a frame was added) this thread's :class:`KinState` of ``model``:
+    ``None`` for a model without moving joints (whose calls take the checked path)."""
+    c = model.compiled
+    s = getattr(model._tls, "kin", None)
+    if s is None or s.pl is not c.pl:
+        if c.nlinks == 0:
+            model._tls.kin = None
+            return
+        from .model import Data
+
+        model._tls.kin = KinState(model, c, Data(model).ws)
+
+
+def checked_data(model, data):
+    """The workspace of the checked path (:func:`sinews.algorithms.get_data`); without
+    ``data``, also binds this thread's fast-path state (:func:`bind`)."""
+    d = get_data(model, data)
+    if data is None:
+        bind(model)
+    return d
+
+
+def retry(model, kind: str, kernel, *inputs, make=None):
+    """``kernel(*inputs, pool, buf)`` once more with a new pool of ``kind`` (after it reported
+    :data:`POOL_FULL`): the result, or ``None`` (take the checked path)."""
+    s = model._tls.kin
+    s.refill(kind, make)
+    i = kernel(*inputs, getattr(s, kind + "p"), s.buf)
+    return getattr(s, kind)[i] if i >= 0 else None
