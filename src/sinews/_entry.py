@@ -45,11 +45,12 @@ SIGNATURES = {
 _lock = threading.Lock()
 
 
-def typed(name: str, module=None):
+def typed(name: str, module=None, signatures: dict | None = None):
     """The dispatcher ``<module>.<name>`` (default module: ``_kernels``), compiled (or loaded
-    from the cache) for its signature only, with compilation of further signatures disabled."""
+    from the cache) for its signature in ``signatures`` (default :data:`SIGNATURES`) only, with
+    compilation of further signatures disabled."""
     disp = getattr(K if module is None else module, name)
-    sig = SIGNATURES[name]
+    sig = (SIGNATURES if signatures is None else signatures)[name]
     with _lock:
         if sig not in disp.overloads:
             disp.compile(sig)
@@ -63,11 +64,13 @@ class Lazy:
     calls find the dispatcher with a plain global look-up and the kernel is compiled only when
     first used."""
 
+    signatures: dict | None = None  #: the signature table (default :data:`SIGNATURES`)
+
     def __init__(self, name: str, namespace: dict, binding: str, module=None):
         self.name, self.namespace, self.binding, self.module = name, namespace, binding, module
 
     def __call__(self, *args):
-        disp = typed(self.name, self.module)
+        disp = typed(self.name, self.module, self.signatures)
         self.namespace[self.binding] = disp
         return disp(*args)
 

@@ -26,6 +26,7 @@ def _setup():
     from sinews.sample_models import random_tree
 
     m = random_tree(6, 0, joint_types=["RX", "Prismatic", "Spherical", "FreeFlyer", "Planar", "Helical"])
+    m.add_frame("tip", m.nbodies - 1)
     q = sinews.neutral(m)
     v = np.zeros(m.nv)
     F = np.zeros((m.nbodies, 6))
@@ -58,6 +59,13 @@ def _group_kinematics(sinews, m, q, v, F):
     sinews.forward_kinematics(m, q)
     sinews.point_acceleration(m, q, v, v, 1)
     sinews.mechanical_energy(m, q, v)  # the kinematics pass and its input check
+    # the kinematics fast path's entry kernels (sinews._kinematics_fast: the calls above bound
+    # the thread's state; these take the fast path)
+    sinews.point_jacobian_time_variation(m, q, v, m.nbodies - 1)
+    sinews.frame_jacobian_time_variation(m, q, v, "tip")
+    sinews.center_of_mass(m, q)
+    sinews.com_velocity(m, q, v)
+    sinews.com_jacobian(m, q)
 
 
 #: the groups (each also compiles the shared joint pass), ordered so that two processes get

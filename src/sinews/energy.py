@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 from . import _layout as L
 from ._checks import raise_overflow, vector
 from .algorithms import get_data
-from .kinematics import _com_terms, _kin
+from ._kinematics_common import _com_terms, _kin
 
 if TYPE_CHECKING:
     from .model import Data, Model
