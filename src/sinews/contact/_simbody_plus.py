@@ -7,16 +7,19 @@ the Newton residual of one interval are in :mod:`._simbody_plus_active_set`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import scipy.linalg
 
 from ._simbody_interface import ImpulseSolver
 from ._simbody_plus_active_set import _impulses, _IntervalState, _plus_residual
-from ._simbody_problem import check_integer
-from ._simbody_records import BilateralResult, FricCond, ImpulseResult
+from ._simbody_problem import _Limit, check_integer
+from ._simbody_records import BilateralResult, FricCond, ImpulseResult, UniCond
 
 _EPS = np.finfo(float).eps
 _STALL, _STALL_WINDOW = 0.95, 5  # stalled: this many iterations gained less than 5 %
+_NULL_ROW_TOL = 1e-13  # a friction row this small (relative) is structurally null: pi = 0 on it
 
 
 # --------------------------------------------------------------------------------------------------
@@ -46,8 +49,16 @@ class PLUSImpulseSolver(ImpulseSolver):
     contact off (or first makes its rolling friction impending), a friction outside its disk
     becomes impending, a bounded row outside its bounds is clamped.  When nothing is violated,
     contacts turned off that now penetrate and clamped rows that would move back inside are
-    re-activated (an addition to Simbody).  When the frozen sliding directions admit no solution
-    (Newton fails, or the pruning cycles), they are released to rolling.
+    re-activated (an addition to Simbody).  An impending root with ``lambda < 0`` (friction along
+    the slip) is retried once from its mirror image, then the group goes back to rolling.  When
+    the frozen sliding directions admit no solution (Newton fails, or the pruning cycles), they
+    are released to rolling; an active set met again is accepted if nothing in it is violated.
+
+    Rows that are structurally null (a zero row of ``A``: a direction along which the bodies
+    cannot move, e.g. the tangents of balls on prismatic joints) act on nothing: friction rows
+    with zero slip and normals that do not approach are left out of the solve with a zero
+    impulse (``_without_null_rows``); a friction group left with no row reports rolling
+    (off with its contact), a normal left out is off.
 
     ``converged`` is true only if, in every interval, the last Newton solve reached
     ``convergence_tol * max|rhs|`` and the active set ended consistent (no violation, no impending
@@ -68,6 +79,19 @@ class PLUSImpulseSolver(ImpulseSolver):
 
     # -- outer loop ------------------------------------------------------------------------------
     def _solve(self, prob) -> ImpulseResult:
+        reduced, off, rolling, fric_off = _without_null_rows(prob)
+        result = self._solve_intervals(reduced)
+        for c in off:  # null normals that do not approach: off
+            c.record.contact_cond = UniCond.UNI_OFF
+        for g in rolling:  # friction left with no row: no slip, nothing to resist
+            off_contact = (g.limit == _Limit.CONTACT
+                           and g.record.contact_cond == UniCond.UNI_OFF)
+            g.record.friction_cond = FricCond.FRIC_OFF if off_contact else FricCond.ROLLING
+        for g in fric_off:  # friction of an off null normal: zero radius
+            g.record.friction_cond = FricCond.FRIC_OFF
+        return result
+
+    def _solve_intervals(self, prob) -> ImpulseResult:
         A = prob.A
         m = A.shape[0]
         pi_total = np.zeros(m)
@@ -144,8 +168,6 @@ class PLUSImpulseSolver(ImpulseSolver):
             w = rhs - A @ pi
             ptol = 1e-9 * max(float(np.max(np.abs(pi))), pscale)
             vtol = 1e-8 * vscale
-            if cycling and not st.has_frozen_sliding():
-                return False, pi, total_it, changes, res
             change = st.backward_impending() or st.worst_violation(pi, ptol)
             if (change is None and not newton_ok or cycling) and st.has_frozen_sliding():
                 # No impulses satisfy the frozen sliding directions, or pruning goes round in
@@ -154,9 +176,9 @@ class PLUSImpulseSolver(ImpulseSolver):
                 change = ("unfreeze", -1)
             if change is None:
                 change = st.worst_reactivation(pi, w, vtol)
-            if change is None:
+            if change is None:  # consistent (also when reached again after a cycle)
                 return newton_ok, pi, total_it, changes, res
-            if changes == max_changes:
+            if (cycling and change[0] != "unfreeze") or changes == max_changes:
                 return False, pi, total_it, changes, res
             guess = st.project(pi)
             if change[0] == "flip":  # restart that group from its mirror image (other root)
@@ -245,6 +267,66 @@ class PLUSImpulseSolver(ImpulseSolver):
         scale = 1.0 + float(np.linalg.norm(rhs[part]))
         return BilateralResult(pi=pi, converged=residual <= np.sqrt(_EPS) * scale, iterations=1,
                                residual=residual)
+
+
+def _without_null_rows(prob):
+    """``prob`` without its structurally null rows, and the run-time records to set afterwards.
+
+    A row ``r`` is null when its row of ``A`` (hence, ``A`` being positive semi-definite, its
+    column) vanishes to ``_NULL_ROW_TOL`` relative to the largest diagonal entry: its Jacobian row
+    ``G_r`` is zero (a direction along which the bodies cannot move: the tangents of balls on
+    prismatic joints, the out-of-plane tangent of a planar joint).  Its impulse acts on nothing
+    and nothing changes its velocity error, so such rows are fixed at zero impulse (the
+    minimum-norm choice) and left out of the unknowns:
+
+    * a null friction row whose slip is zero too (its velocity errors vanish to the same relative
+      tolerance): it also stays off its disk's budget;
+    * a null unilateral normal that is not approaching (``sign * rhs_n >= 0``): the contact is
+      off, and so is its friction unless an expansion impulse on the normal keeps a radius.
+      (An approaching null normal has no solution: it stays, and the solve reports failure.)
+
+    Without this the Newton solves see zero rows: an impending friction's slip speed ``lambda``
+    on a null group is rounding noise whose sign decides the active set, and a null normal keeps
+    its start value.  Returns ``(prob, off_contacts, rolling_groups, off_groups)``; a problem with
+    no null row is returned unchanged (the same object).
+    """
+    A = prob.A
+    a_scale = float(np.max(np.abs(np.diag(A)))) if A.size else 0.0
+    v_scale = max(float(np.max(np.abs(prob.rhs))), float(np.max(np.abs(prob.verr_start))))
+    v_tol = _NULL_ROW_TOL * v_scale
+
+    def null_rows(rows):
+        return np.max(np.abs(A[rows]), axis=1) <= _NULL_ROW_TOL * a_scale
+
+    off = [c for c in prob.contacts
+           if null_rows([c.row])[0] and c.sign * prob.rhs[c.row] >= -v_tol]
+    off_rows = {c.row for c in off}
+    null = np.zeros(A.shape[0], dtype=bool)
+    null[list(off_rows)] = True
+    if prob.frictions:
+        rows = np.concatenate([g.rows for g in prob.frictions])
+        null[rows] = (null_rows(rows) & (np.abs(prob.rhs[rows]) <= v_tol)
+                      & (np.abs(prob.verr_start[rows]) <= v_tol))
+    if not np.any(null):
+        return prob, [], [], []
+    frictions, rolling, fric_off, index = [], [], [], {}
+    for gi, g in enumerate(prob.frictions):
+        no_radius = (g.limit == _Limit.CONTACT and g.normal_row in off_rows
+                     and prob.pi_expand[g.normal_row] == 0.0)
+        kept = g.rows[~null[g.rows]]
+        if no_radius:
+            null[g.rows] = True
+            fric_off.append(g)
+        elif kept.size == 0:
+            rolling.append(g)
+        else:
+            index[gi] = len(frictions)
+            frictions.append(replace(g, rows=kept) if kept.size < g.rows.size else g)
+    contacts = [c if c.friction < 0 else replace(c, friction=index.get(c.friction, -1))
+                for c in prob.contacts if c.row not in off_rows]
+    unknown = prob.unknown[~null[prob.unknown]]
+    return (replace(prob, unknown=unknown, frictions=frictions, contacts=contacts), off, rolling,
+            fric_off)
 
 
 def _unit(v):

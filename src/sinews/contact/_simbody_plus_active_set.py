@@ -279,7 +279,8 @@ class _IntervalState:
         return None
 
     def signature(self):
-        return (tuple(self.contact_on), tuple(self.speed_on), tuple(self.bnd), tuple(self.fric))
+        return (tuple(self.contact_on), tuple(self.speed_on), tuple(self.bnd), tuple(self.fric),
+                tuple(sorted(self.flipped)))
 
     def has_frozen_sliding(self):
         return any(f == FricCond.SLIDING for f in self.fric)
