@@ -3,12 +3,19 @@
 
 :func:`collide` computes the geometries' world poses from their links' world poses, tests every
 half-space against the support points of the other shapes (the formulas of
-:func:`sinews.geometry.contacts._halfspace_batch`), runs a sweep and prune along x on the
-bounding boxes of the others, and calls the narrow phase of box-box
-(:func:`sinews.geometry._box_kernels.box_box`), sphere-sphere and sphere-box pairs (the formulas
+:func:`sinews.geometry.contacts._halfspace_batch`), keeps the pairs of the others whose bounding
+boxes (grown by the margin) overlap, and calls the narrow phase of box-box
+(:func:`sinews.geometry._box_kernels.box_pair`), sphere-sphere and sphere-box pairs (the formulas
 of :mod:`sinews.geometry.narrow_phase`; a point is a sphere of radius 0), in the order of
 :func:`sinews.geometry.contacts.find_contacts`.  It returns -1 for a candidate pair without a
 routine here (the caller takes the general path) and -2 when the contact buffers are full.
+
+The kernel allocates nothing (performance notes, item 1): the bounding boxes are tested pair by
+pair in (i, j) order (the pairs a sweep and prune would return, in the order the general path
+sorts them; no (n, n) candidate matrix: for the few geometries of a robot scene the all-pairs
+test is cheaper than the sort), the narrow phases read the posed tables by row and write their
+contacts straight into ``ci``/``cf``, and the box-box face clipping uses the caller's
+``pts``/``nrm`` arrays as scratch.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import math
 import numpy as np
 from .._jit import njit
 
-from ._box_kernels import box_box
+from ._box_kernels import box_pair
 
 # geometry kinds (column 0 of gi)
 K_HALFSPACE = 0
@@ -42,52 +49,88 @@ def _add_contact(k, ga, gb, p0, p1, p2, n0, n1, n2, d, ci, cf):
 
 
 @njit(cache=True)
-def _sphere_box(c, r, Rb, pb, hb, margin, sign, gi_a, gi_b, k, ci, cf):
-    """Sphere centre ``c`` radius ``r`` against a box: narrow_phase.sphere_box (normal from the
-    sphere to the box), times ``sign``; appends at most one contact; returns the new count."""
-    l0 = Rb[0, 0] * (c[0] - pb[0]) + Rb[1, 0] * (c[1] - pb[1]) + Rb[2, 0] * (c[2] - pb[2])
-    l1 = Rb[0, 1] * (c[0] - pb[0]) + Rb[1, 1] * (c[1] - pb[1]) + Rb[2, 1] * (c[2] - pb[2])
-    l2 = Rb[0, 2] * (c[0] - pb[0]) + Rb[1, 2] * (c[1] - pb[1]) + Rb[2, 2] * (c[2] - pb[2])
-    loc = np.array([l0, l1, l2])
-    cl = np.empty(3)
-    for i in range(3):
-        cl[i] = min(max(loc[i], -hb[i]), hb[i])
-    df = loc - cl
-    L = math.sqrt(df[0] * df[0] + df[1] * df[1] + df[2] * df[2])
-    e = np.zeros(3)
-    face = cl.copy()
+def _sphere_box(c0, c1, c2, r, b, gR, gp, gf, margin, sign, ga, gb, k, ci, cf):
+    """Sphere centre ``c`` radius ``r`` against box ``b`` (a row of the posed tables):
+    narrow_phase.sphere_box (normal from the sphere to the box), times ``sign``; appends at most
+    one contact (ci/cf row ``k``); returns the new count."""
+    h0, h1, h2 = gf[b, 12], gf[b, 13], gf[b, 14]
+    pb0, pb1, pb2 = gp[b, 0], gp[b, 1], gp[b, 2]
+    r00, r01, r02 = gR[b, 0, 0], gR[b, 0, 1], gR[b, 0, 2]
+    r10, r11, r12 = gR[b, 1, 0], gR[b, 1, 1], gR[b, 1, 2]
+    r20, r21, r22 = gR[b, 2, 0], gR[b, 2, 1], gR[b, 2, 2]
+    l0 = r00 * (c0 - pb0) + r10 * (c1 - pb1) + r20 * (c2 - pb2)
+    l1 = r01 * (c0 - pb0) + r11 * (c1 - pb1) + r21 * (c2 - pb2)
+    l2 = r02 * (c0 - pb0) + r12 * (c1 - pb1) + r22 * (c2 - pb2)
+    f0 = min(max(l0, -h0), h0)
+    f1 = min(max(l1, -h1), h1)
+    f2 = min(max(l2, -h2), h2)
+    df0 = l0 - f0
+    df1 = l1 - f1
+    df2 = l2 - f2
+    L = math.sqrt(df0 * df0 + df1 * df1 + df2 * df2)
     if L > 1e-12:
-        e[:] = df / L
+        e0 = df0 / L
+        e1 = df1 / L
+        e2 = df2 / L
         dist = L - r
-    else:
+    else:  # centre inside: leave through the nearest face
+        e0 = 0.0
+        e1 = 0.0
+        e2 = 0.0
+        f0, f1, f2 = l0, l1, l2
+        g = h0 - abs(l0)
         i = 0
-        g = hb[0] - abs(loc[0])
-        for j in range(1, 3):
-            gj = hb[j] - abs(loc[j])
-            if gj < g:
-                g = gj
-                i = j
-        s = 1.0 if loc[i] >= 0.0 else -1.0
-        e[i] = s
-        face[:] = loc
-        face[i] = s * hb[i]
+        g1 = h1 - abs(l1)
+        if g1 < g:
+            g = g1
+            i = 1
+        g2 = h2 - abs(l2)
+        if g2 < g:
+            g = g2
+            i = 2
+        if i == 0:
+            e0 = 1.0 if l0 >= 0.0 else -1.0
+            f0 = e0 * h0
+        elif i == 1:
+            e1 = 1.0 if l1 >= 0.0 else -1.0
+            f1 = e1 * h1
+        else:
+            e2 = 1.0 if l2 >= 0.0 else -1.0
+            f2 = e2 * h2
         dist = -g - r
     if dist > margin:
         return k
-    n = np.empty(3)
-    pt = np.empty(3)
-    for a in range(3):
-        n[a] = -(Rb[a, 0] * e[0] + Rb[a, 1] * e[1] + Rb[a, 2] * e[2])
-        surf = pb[a] + Rb[a, 0] * face[0] + Rb[a, 1] * face[1] + Rb[a, 2] * face[2]
-        pt[a] = surf - n[a] * (0.5 * dist)
-    _add_contact(k, gi_a, gi_b, pt[0], pt[1], pt[2], sign * n[0], sign * n[1], sign * n[2], dist, ci, cf)
+    n0 = -(r00 * e0 + r01 * e1 + r02 * e2)
+    n1 = -(r10 * e0 + r11 * e1 + r12 * e2)
+    n2 = -(r20 * e0 + r21 * e1 + r22 * e2)
+    hd = 0.5 * dist
+    p0 = pb0 + r00 * f0 + r01 * f1 + r02 * f2 - n0 * hd
+    p1 = pb1 + r10 * f0 + r11 * f1 + r12 * f2 - n1 * hd
+    p2 = pb2 + r20 * f0 + r21 * f1 + r22 * f2 - n2 * hd
+    _add_contact(k, ga, gb, p0, p1, p2, sign * n0, sign * n1, sign * n2, dist, ci, cf)
     return k + 1
+
+
+@njit(inline="always", cache=True)
+def _extent(gi, gR, gf, g, c):
+    """Half width along world axis ``c`` of geometry ``g``'s bounding box."""
+    kind = gi[g, 0]
+    if kind == K_BOX:
+        return abs(gR[g, c, 0]) * gf[g, 12] + abs(gR[g, c, 1]) * gf[g, 13] + abs(gR[g, c, 2]) * gf[g, 14]
+    if kind == K_SPHERE:
+        return gf[g, 12]
+    if kind == K_CAPSULE:
+        return abs(gR[g, c, 2]) * gf[g, 13] + gf[g, 12]
+    return 0.0
 
 
 @njit(cache=True)
 def collide(gi, gf, pair, sup, lp, margin, gR, gp, ci, cf, pts, nrm, dst):
     """Contacts of the posed geometries into ci (ga, gb) and cf (point, normal, distance);
-    returns the count, or -1 (a pair without a routine here) or -2 (capacity)."""
+    returns the count, or -1 (a pair without a routine here) or -2 (capacity).
+
+    ``gR`` (n, 3, 3), ``gp`` (n, 3): the world poses (written); ``pts``, ``nrm``: (>= 8, 3)
+    scratch (box-box face clipping); ``dst`` is not used (kept for the callers)."""
     n = gi.shape[0]
     cap = ci.shape[0]
     # world poses
@@ -108,7 +151,7 @@ def collide(gi, gf, pair, sup, lp, margin, gR, gp, ci, cf, pts, nrm, dst):
                         acc += lp[l, 3 * a + c] * gf[g, 3 * c + b]
                     gR[g, a, b] = acc
                 gp[g, a] = s
-    k = 0
+    k = np.int64(0)  # not a literal: one compiled box_pair / _sphere_box
     # half-spaces against the support points
     for i in range(n):
         if gi[i, 0] != K_HALFSPACE:
@@ -131,69 +174,37 @@ def collide(gi, gf, pair, sup, lp, margin, gR, gp, ci, cf, pts, nrm, dst):
                 f = rad + 0.5 * d
                 _add_contact(k, i, o, w0 - f * n0, w1 - f * n1, w2 - f * n2, n0, n1, n2, d, ci, cf)
                 k += 1
-    # broad phase on the others: sweep and prune along x, then the pairs in (i, j) order
-    idx = np.empty(n, dtype=np.int64)
-    m = 0
-    for g in range(n):
-        if gi[g, 0] != K_HALFSPACE:
-            idx[m] = g
-            m += 1
-    if m < 2:
-        return k
-    lo = np.empty((m, 3))
-    hi = np.empty((m, 3))
-    for a in range(m):
-        g = idx[a]
-        kind = gi[g, 0]
-        for c in range(3):
-            if kind == K_BOX:
-                e = (abs(gR[g, c, 0]) * gf[g, 12] + abs(gR[g, c, 1]) * gf[g, 13]
-                     + abs(gR[g, c, 2]) * gf[g, 14])
-            elif kind == K_SPHERE:
-                e = gf[g, 12]
-            elif kind == K_CAPSULE:
-                e = abs(gR[g, c, 2]) * gf[g, 13] + gf[g, 12]
-            else:
-                e = 0.0
-            lo[a, c] = gp[g, c] - e - margin
-            hi[a, c] = gp[g, c] + e + margin
-    # insertion sort of the lower x bounds (few geometries, nearly sorted from step to step;
-    # stable like the general path's argsort(kind="stable"))
-    order = np.empty(m, dtype=np.int64)
-    for a in range(m):
-        x = a
-        while x > 0 and lo[order[x - 1], 0] > lo[a, 0]:
-            order[x] = order[x - 1]
-            x -= 1
-        order[x] = a
-    cand = np.zeros((n, n), dtype=np.bool_)
-    for x in range(m):
-        a = order[x]
-        for y in range(x + 1, m):
-            b = order[y]
-            if lo[b, 0] > hi[a, 0]:
-                break
-            if lo[b, 1] <= hi[a, 1] and lo[a, 1] <= hi[b, 1] and lo[b, 2] <= hi[a, 2] and lo[a, 2] <= hi[b, 2]:
-                i = min(idx[a], idx[b])
-                j = max(idx[a], idx[b])
-                if pair[i, j, 0] != 0.0:
-                    cand[i, j] = True
+    # the others: the pairs whose bounding boxes (grown by the margin) overlap, in (i, j) order
     for i in range(n):
+        ki = gi[i, 0]
+        if ki == K_HALFSPACE:
+            continue
+        e = _extent(gi, gR, gf, i, 0)
+        lo0 = gp[i, 0] - e - margin
+        hi0 = gp[i, 0] + e + margin
+        e = _extent(gi, gR, gf, i, 1)
+        lo1 = gp[i, 1] - e - margin
+        hi1 = gp[i, 1] + e + margin
+        e = _extent(gi, gR, gf, i, 2)
+        lo2 = gp[i, 2] - e - margin
+        hi2 = gp[i, 2] + e + margin
         for j in range(i + 1, n):
-            if not cand[i, j]:
-                continue
-            ki = gi[i, 0]
             kj = gi[j, 0]
+            if kj == K_HALFSPACE or pair[i, j, 0] == 0.0:
+                continue
+            e = _extent(gi, gR, gf, j, 0)
+            if not (gp[j, 0] - e - margin <= hi0 and lo0 <= gp[j, 0] + e + margin):
+                continue
+            e = _extent(gi, gR, gf, j, 1)
+            if not (gp[j, 1] - e - margin <= hi1 and lo1 <= gp[j, 1] + e + margin):
+                continue
+            e = _extent(gi, gR, gf, j, 2)
+            if not (gp[j, 2] - e - margin <= hi2 and lo2 <= gp[j, 2] + e + margin):
+                continue
             if ki == K_BOX and kj == K_BOX:
-                c = box_box(gR[i], gp[i], gf[i, 12:15].copy(), gR[j], gp[j], gf[j, 12:15].copy(), margin,
-                            pts, nrm, dst)
-                for t in range(c):
-                    if dst[t] <= margin:
-                        if k >= cap:
-                            return -2
-                        _add_contact(k, i, j, pts[t, 0], pts[t, 1], pts[t, 2], nrm[t, 0], nrm[t, 1],
-                                     nrm[t, 2], dst[t], ci, cf)
-                        k += 1
+                k = box_pair(gR, gp, gf, i, j, margin, pts, nrm, k, ci, cf)
+                if k < 0:
+                    return k
             elif (ki == K_SPHERE or ki == K_POINT) and (kj == K_SPHERE or kj == K_POINT):
                 if k >= cap:
                     return -2
@@ -217,14 +228,12 @@ def collide(gi, gf, pair, sup, lp, margin, gR, gp, ci, cf, pts, nrm, dst):
                 if k >= cap:
                     return -2
                 r1 = gf[i, 12] if ki == K_SPHERE else 0.0
-                k = _sphere_box(gp[i], r1, gR[j], gp[j], gf[j, 12:15], margin, np.float64(1.0), np.int64(i),
-                                np.int64(j), np.int64(k), ci, cf)
+                k = _sphere_box(gp[i, 0], gp[i, 1], gp[i, 2], r1, j, gR, gp, gf, margin, 1.0, i, j, k, ci, cf)
             elif ki == K_BOX and (kj == K_SPHERE or kj == K_POINT):
                 if k >= cap:
                     return -2
                 r2 = gf[j, 12] if kj == K_SPHERE else 0.0
-                k = _sphere_box(gp[j], r2, gR[i], gp[i], gf[i, 12:15], margin, np.float64(-1.0), np.int64(i),
-                                np.int64(j), np.int64(k), ci, cf)
+                k = _sphere_box(gp[j, 0], gp[j, 1], gp[j, 2], r2, i, gR, gp, gf, margin, -1.0, i, j, k, ci, cf)
             else:
                 return -1
     return k
