@@ -190,3 +190,216 @@ def test_recorded_energy_kernel_matches_mechanical_energy():
     # bad input: the checked function names it
     with pytest.raises(ValueError):
         f(np.array([np.nan]), np.array([0.0]))
+
+
+def _legged_scene():
+    """A free box base with four two-link legs (hip and knee about y, a sphere foot each)
+    standing on the ground, a pendulum with a limit beside it: branched trees, so the
+    branch-sparse factor and W = Y Y^T see ancestors shared by some rows and not others."""
+    from sinews.geometry import Box as B
+
+    m = sinews.Model(name="legged")
+    base_I = SpatialInertia(4.0, np.zeros(3), np.diag([0.02, 0.05, 0.06]))
+    m.add_body("world", sinews.joints.FreeFlyer(), inertia=base_I, name="base")
+    link_I = SpatialInertia(0.3, np.array([0.0, 0.0, -0.1]), np.eye(3) * 1e-3)
+    for i, (x, y) in enumerate([(0.2, 0.1), (0.2, -0.1), (-0.2, 0.1), (-0.2, -0.1)]):
+        m.add_body("base", sinews.joints.RevoluteY(), inertia=link_I, X_parent_joint=Transform.translation([x, y, 0.0]),
+                   name=f"thigh{i}")
+        m.add_body(f"thigh{i}", sinews.joints.RevoluteY(), inertia=link_I,
+                   X_parent_joint=Transform.translation([0.0, 0.0, -0.2]), name=f"shank{i}")
+    m.add_body("world", sinews.joints.RevoluteX(), inertia=SpatialInertia.point_mass(1.0, [0, 0, -0.5]),
+               X_parent_joint=Transform.translation([3.0, 0, 2.0]), name="pend")
+    m.set_joint_properties("pend", lower=-0.1, upper=0.1)
+    s = Scene(m)
+    s.add_ground(friction=0.8)
+    s.add_geometry("base", B([0.5, 0.3, 0.1]))
+    for i in range(4):
+        s.add_geometry(f"shank{i}", Sphere(0.02), Transform.translation([0.0, 0.0, -0.2]))
+    q0 = np.zeros(m.nq)
+    # thigh and shank 0.2 m each at -+0.3 rad from the vertical: feet 0.4 cos(0.3) below the hips,
+    # 0.5 mm above the ground
+    q0[:7] = ex.free_q([0.0, 0.0, 0.4 * np.cos(0.3) + 0.02 + 5e-4])
+    q0[7:15] = [0.3, -0.6, -0.3, 0.6, 0.3, -0.6, -0.3, 0.6]
+    v0 = np.zeros(m.nv)
+    v0[-1] = 0.8  # the pendulum runs into its upper limit
+    return s, q0, v0
+
+
+def _problem(scene, q, v, tau, h):
+    """The general path's FCLib problem (W, q, mu) for the state."""
+    from sinews.sim.contact_problem import build_contact_problem
+
+    prob = build_contact_problem(scene, q, v, tau, h)
+    k, nl = prob.num_contacts, prob.L.shape[0]
+    if not k + nl:
+        return None, 0, 0
+    return prob.fclib_problem(np.zeros(k + nl), -scene.erp * prob.phi_G / h)[0], k, nl
+
+
+@pytest.mark.parametrize("builder", ["legged", "mixed", "box_stack"])
+def test_delassus_of_the_compiled_path_is_the_general_one(builder):
+    # W = Y Y^T through the branch-sparse factor against J C J^T of build_contact_problem
+    scene, q0, v0 = {"legged": _legged_scene, "mixed": _mixed_scene, "box_stack": lambda: ex.box_stack(n=3)}[builder]()
+    res = simulate(scene, q0, v0, 0.03, 1e-3, progress=False, record_every=10)
+    st = CoulombStepper()
+    checked = 0
+    for i in range(res.q.shape[0]):
+        q, v, tau = res.q[i], res.v[i], np.zeros(scene.model.nv)
+        out = st.step(scene, q, v, tau, 1e-3)
+        if not isinstance(out, F.FastStepOutput):
+            continue
+        problem, k, nl = _problem(scene, q, v, tau, 1e-3)
+        m = 3 * (k + nl)
+        if not m:
+            continue
+        fast = st._fast[3]
+        W = fast.W[: m * m].reshape(m, m)
+        assert np.array_equal(W, W.T)
+        np.testing.assert_allclose(W, problem.W, rtol=1e-11, atol=1e-11 * np.abs(problem.W).max())
+        checked += 1
+    assert checked >= 2
+
+
+def test_legged_scene_agrees_with_the_general_path(monkeypatch):
+    scene, q0, v0 = _legged_scene()
+    a = simulate(scene, q0, v0, 0.05, 1e-3, progress=False)
+    assert a.num_contacts.max() >= 4 and a.converged.all()
+    _general(monkeypatch)
+    scene2, q0, v0 = _legged_scene()
+    b = simulate(scene2, q0, v0, 0.05, 1e-3, progress=False)
+    np.testing.assert_allclose(a.q, b.q, atol=1e-6)
+    assert np.array_equal(a.num_contacts, b.num_contacts)
+    assert np.array_equal(a.contact_geoms, b.contact_geoms)
+    np.testing.assert_allclose(a.contact_points, b.contact_points, atol=1e-6)
+    scale = 1 + np.abs(b.contact_impulses).max()
+    np.testing.assert_allclose(a.contact_impulses, b.contact_impulses, atol=1e-5 * scale)
+    assert a.q[:, 2].min() > 0.2  # it stands
+
+
+def test_step_output_is_decoded_lazily_and_runs_are_bit_reproducible():
+    import sinews.sim._step_kernels as SK
+    from sinews.sim.steppers import StepOutput
+
+    assert (F._REC_HDR, F._REC_W, F._OK, F._GENERAL) == (SK.REC_HDR, SK.REC_W, SK.OK, SK.GENERAL)
+    scene, q0, v0 = _mixed_scene()
+    st = CoulombStepper()
+    out = st.step(scene, q0, v0, np.zeros(scene.model.nv), 1e-3)
+    assert isinstance(out, F.FastStepOutput) and isinstance(out, StepOutput)
+    k, C, it, err = out.record()
+    assert k == len(out.contacts) > 0 and C.shape == (k, SK.REC_W)
+    assert out.stats["iterations"] == it and out.stats["converged"] and out.stats["error"] == err
+    np.testing.assert_array_equal(out.frames[:, 0], out.contacts.normals)
+    np.testing.assert_allclose(np.einsum("kij,klj->kil", out.frames, out.frames), np.broadcast_to(np.eye(3), (k, 3, 3)),
+                               atol=1e-12)
+    # the next step does not touch this step's result
+    q1, imp1 = out.q.copy(), out.impulses.copy()
+    st.step(scene, out.q, out.v, np.zeros(scene.model.nv), 1e-3)
+    assert np.array_equal(out.q, q1) and np.array_equal(out.impulses, imp1)
+    out.stats = {"x": 1}  # fields stay assignable
+    assert out.stats == {"x": 1}
+    a = simulate(scene, q0, v0, 0.05, 1e-3, progress=False)
+    b = simulate(scene, q0, v0, 0.05, 1e-3, progress=False)
+    for name in ("q", "v", "energy", "contact_points", "contact_impulses", "iterations", "solver_error"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
+def test_recorded_contacts_of_a_run_mixing_both_paths(monkeypatch):
+    # every third step on the general path: the run's contact arrays (compiled records and
+    # general outputs interleaved) are those of a run entirely on the general path
+    scene, q0, v0 = ex.box_stack(n=2)
+    v0[3] = 0.2
+    calls = {"n": 0}
+    orig = F.FastCoulomb.step
+
+    def some_general(self, *args):
+        calls["n"] += 1
+        return None if calls["n"] % 3 == 0 else orig(self, *args)
+
+    with monkeypatch.context() as mp:
+        mp.setattr(F.FastCoulomb, "step", some_general)
+        zero = np.zeros(scene.model.nv)  # a controller: one step() per step
+        a = simulate(scene, q0, v0, 0.03, 1e-3, progress=False, record_every=2, controller=lambda t, q, v: zero)
+    _general(monkeypatch)
+    scene2, q0, v0b = ex.box_stack(n=2)
+    v0b[3] = 0.2
+    b = simulate(scene2, q0, v0b, 0.03, 1e-3, progress=False, record_every=2)
+    assert calls["n"] == 30 and a.num_contacts.sum() > 20
+    assert np.array_equal(a.contact_sample, b.contact_sample)
+    assert np.array_equal(a.contact_geoms, b.contact_geoms)
+    np.testing.assert_allclose(a.contact_points, b.contact_points, atol=1e-7)
+    np.testing.assert_allclose(a.contact_normals, b.contact_normals, atol=1e-7)
+    # (four coplanar contacts share their load in more than one way: per-sample totals)
+    np.testing.assert_allclose(a.total_contact_force(), b.total_contact_force(), rtol=1e-4, atol=1e-3)
+    for i in range(len(a.t)):  # the deepest penetration of each sample, from its contacts
+        d = a.contact_distances[a.contact_sample == i]
+        assert a.penetration[i] == (max(0.0, -float(d.min())) if d.size else 0.0)
+
+
+def _capsules():
+    """Two touching capsules above the ground: a pair without a compiled routine (hand-backs)."""
+    m = sinews.Model()
+    I = SpatialInertia(1.0, np.zeros(3), np.eye(3) * 0.01)
+    m.add_body("world", sinews.joints.FreeFlyer(), inertia=I, name="c1")
+    m.add_body("world", sinews.joints.FreeFlyer(), inertia=I, name="c2")
+    s = Scene(m)
+    s.add_ground()
+    s.add_geometry("c1", Capsule(0.05, 0.3))
+    s.add_geometry("c2", Capsule(0.05, 0.3))
+    return s, np.concatenate([ex.free_q([0, 0, 0.051]), ex.free_q([0.0, 0.099, 0.051])]), np.zeros(12)
+
+
+@pytest.mark.parametrize("builder", ["mixed", "box_stack", "legged", "capsules"])
+def test_runs_without_controller_take_chunks_bit_for_bit_like_single_steps(monkeypatch, builder):
+    # simulate without a controller steps in kernel chunks (CoulombStepper._advance); with a
+    # zero controller it calls step() each step: the same run to the last bit, hand-backs included
+    import sys
+
+    S = sys.modules["sinews.sim.simulate"]  # the module (the package's attribute is the function)
+    make = {"legged": _legged_scene, "mixed": _mixed_scene, "box_stack": lambda: ex.box_stack(n=3),
+            "capsules": _capsules}[builder]
+    scene, q0, v0 = make()
+    zero = np.zeros(scene.model.nv)
+    monkeypatch.setattr(S, "_CHUNK", 7)  # several chunks, a hand-back inside some
+    calls = {"advance": 0, "finish": 0}
+    adv, fin = CoulombStepper._advance, CoulombStepper._finish_step
+
+    def spy_adv(self, *a):
+        calls["advance"] += 1
+        return adv(self, *a)
+
+    def spy_fin(self, *a):
+        calls["finish"] += 1
+        return fin(self, *a)
+
+    monkeypatch.setattr(CoulombStepper, "_advance", spy_adv)
+    monkeypatch.setattr(CoulombStepper, "_finish_step", spy_fin)
+    runs = []
+    for ctrl, every in ((None, 1), (lambda t, q, v: zero, 1), (None, 3), (lambda t, q, v: zero, 3)):
+        s2, q, v = make()
+        if builder == "box_stack":
+            v[3] = 0.3
+        opts = {"max_iter": 20} if builder == "box_stack" else None  # PGS short of sweeps: NEEDS_SOLVER
+        runs.append(simulate(s2, q, v, 0.06, 1e-3, progress=False, controller=ctrl, record_every=every,
+                             stepper_options=opts))
+    assert calls["advance"] >= 2 * 60 // 7
+    if builder in ("capsules", "box_stack"):
+        assert calls["finish"] >= 1  # kernel hand-backs inside chunks (a capsule pair; PGS stagnating)
+    for a, b in (runs[:2], runs[2:]):
+        for name in ("t", "q", "v", "energy", "constraint_error", "penetration", "num_contacts", "iterations",
+                     "converged", "solver_error", "contact_sample", "contact_geoms", "contact_points",
+                     "contact_normals", "contact_distances", "contact_impulses", "contact_forces"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+        assert a.steps == b.steps == 60 and a.num_contacts.max() > 0
+
+
+def test_a_stepper_subclass_with_its_own_step_is_called_every_step():
+    calls = []
+
+    class Logged(CoulombStepper):
+        def step(self, scene, q, v, tau, h):
+            calls.append(1)
+            return super().step(scene, q, v, tau, h)
+
+    scene, q0, v0 = ex.bouncing_ball()
+    simulate(scene, q0, v0, 0.02, 1e-3, stepper=Logged(), progress=False)
+    assert len(calls) == 20

@@ -1,5 +1,5 @@
 """``python -m sinews.bench simulate``: one time step of each sinews stepper against MuJoCo's
-``mj_step`` on the same scene, and a 10 s quadruped run end to end.
+``mj_step`` on the same scene (one call each), and whole runs end to end (the amortised cost).
 
 Scenes (each written as MJCF by :func:`sinews.sim.scenes_io.scene_to_mjcf`, and both sides
 built from that one file: MuJoCo by ``MjModel.from_xml_path``, sinews by
@@ -16,12 +16,20 @@ repeatedly on both sides (MuJoCo: the state and ``qfrc_applied`` set, then ``mj_
 ``stepper.step(scene, q, v, tau, h)``), CPU time of this thread, alternating rounds
 (:func:`sinews.bench._timing.time_pair`).  Rows: ``model``, ``algorithm`` (``step default``,
 ``step lcp``, ``step impulse``), ``sinews_us``, ``peer`` (``mujoco mj_step``), ``peer_us``,
-``ratio`` = sinews_us / peer_us, plus ``contacts`` (sinews contact points in the step).
+``ratio`` = sinews_us / peer_us, plus ``contacts`` (sinews contact points in the step, and
+MuJoCo's) and ``solver_iterations`` (of the timed step).  The solver's work depends on the state (the PGS sweeps
+to convergence and the cost of the careful verdict), so the ``default`` rows also give the mean
+over the five states at 0.26, 0.27, ..., 0.30 s (``*_5_states``), each stepped repeatedly from
+itself as above.
 
-The end-to-end row (``model`` ``quadruped 10 s run``, ``algorithm`` ``simulate default (end to
-end)``) runs :func:`sinews.sim.simulate` for 10 s (10 000 steps, PD controller, no progress bar)
-against a Python loop of 10 000 ``mj_step`` calls with the same PD law; ``*_us`` are wall-clock
-microseconds per step and ``steps_per_second`` is reported for both.
+The end-to-end rows (``model`` ``box_stack 2 s run`` and ``quadruped 10 s run``, ``algorithm``
+``simulate default (end to end)``) run :func:`sinews.sim.simulate` from the scene's initial state
+(2000 and 10 000 steps; the quadruped with its PD controller; no progress bar; every step
+recorded) against a Python loop of ``mj_step`` calls with the same control law: the amortised
+cost of a step, recording and controller included.  ``sinews_us``/``peer_us`` are wall-clock
+microseconds per step (``*_cpu_us`` the thread's CPU time, which other processes on a shared
+machine do not inflate), ``steps_per_second`` (wall clock) and ``steps_per_cpu_second`` are
+reported for both, with the mean solver iterations of the sinews run.
 
 Options: ``--json PATH``, ``--quick`` (fewer repeats, 1 s run), ``--models NAME ...``,
 ``--steppers NAME ...``.
@@ -62,6 +70,7 @@ def _quadruped():
 
 
 MODELS = {"box_stack": _box_stack, "quadruped": _quadruped}
+RUNS = {"box_stack": 2.0, "quadruped": 10.0}  # seconds simulated end to end
 
 
 def same_scene(scene, dt, folder):
@@ -111,59 +120,106 @@ def bench_steps(name, steppers, calls, rounds, folder):
         stepper = make_stepper(st)
         if hasattr(stepper, "reset"):
             stepper.reset()
-        out = stepper.step(scene, q, v, tau, DT)
+        stepper.step(scene, q, v, tau, DT)
+        out = stepper.step(scene, q, v, tau, DT)  # as timed: warm from its own previous step
 
         def ours():
             stepper.step(scene, q, v, tau, DT)
 
         us, peer_us = time_pair(ours, peer, calls, rounds)
-        rows.append({"model": name, "algorithm": f"step {st}", "sinews_us": round(us, 2), "peer": PEER,
-                     "peer_us": round(peer_us, 2), "ratio": round(us / peer_us, 2), "contacts": len(out.contacts),
-                     "mujoco_contacts": int(data.ncon)})
+        row = {"model": name, "algorithm": f"step {st}", "sinews_us": round(us, 2), "peer": PEER,
+               "peer_us": round(peer_us, 2), "ratio": round(us / peer_us, 2), "contacts": len(out.contacts),
+               "mujoco_contacts": int(data.ncon), "solver_iterations": int(out.stats.get("iterations", 0))}
+        if st == "default":  # the mean over five states (the solver's work varies from state to state)
+            us5, peer5 = _five_states(scene, settle, controller, mj, cv, calls, rounds)
+            row.update(sinews_us_5_states=round(us5, 2), peer_us_5_states=round(peer5, 2),
+                       ratio_5_states=round(us5 / peer5, 2))
+        rows.append(row)
+        extra = f"   (5 states: {row['ratio_5_states']})" if st == "default" else ""
         print(f"{name:10s} step {st:8s} {us:10.1f} us   {PEER} {peer_us:7.1f} us   ratio {us / peer_us:8.1f}"
-              f"   contacts {len(out.contacts)} (MuJoCo {data.ncon})", flush=True)
+              f"   contacts {len(out.contacts)} (MuJoCo {data.ncon}){extra}", flush=True)
     return rows
 
 
-def bench_run(duration, folder):
-    """sinews simulate vs a MuJoCo mj_step loop, the quadruped for ``duration`` seconds."""
+def _five_states(scene, settle, controller, mj, cv, calls, rounds):
+    """Per-step CPU time (us) of the default stepper and of mj_step over the states at 0.26,
+    0.27, ..., 0.30 s of the settling run, one stepper (and one MjData) per state, each warm
+    from its own previous step as in the single-state rows."""
+    import mujoco
+
+    from ..sim.steppers import make_stepper
+
+    cases = []
+    for j in range(5):
+        i = settle.q.shape[0] - 1 - 10 * j
+        q, v = settle.q[i].copy(), settle.v[i].copy()
+        tau = controller(settle.t[i], q, v) if controller is not None else np.zeros(scene.model.nv)
+        st = make_stepper("default")
+        st.step(scene, q, v, tau, DT)
+        data = mujoco.MjData(mj)
+        cases.append((st, q, v, tau, data, cv.qpos_from_q(q), cv.qvel_from_v(q, v), _joint_force(cv, q, tau)))
+
+    def ours():
+        for st, q, v, tau, *_ in cases:
+            st.step(scene, q, v, tau, DT)
+
+    def peer():
+        for *_, data, qpos, qvel, frc in cases:
+            data.qpos[:] = qpos
+            data.qvel[:] = qvel
+            data.qfrc_applied[:] = frc
+            mujoco.mj_step(mj, data)
+
+    us, peer_us = time_pair(ours, peer, calls, rounds)
+    return us / len(cases), peer_us / len(cases)
+
+
+def bench_run(name, duration, folder):
+    """sinews simulate vs a MuJoCo mj_step loop (the same controller law in Python, if any),
+    ``name``'s scene for ``duration`` seconds from its initial state."""
     import mujoco
 
     from ..sim import simulate
 
-    scene0, q0, v0, controller = MODELS["quadruped"]()
+    scene0, q0, v0, controller = MODELS[name]()
     scene, mj, cv = same_scene(scene0, DT, folder)
     simulate(scene, q0, v0, 0.01, DT, controller=controller, progress=False)  # compile first
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     res = simulate(scene, q0, v0, duration, DT, controller=controller, progress=False)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
     data = mujoco.MjData(mj)
     data.qpos[:] = cv.qpos_from_q(q0)
+    data.qvel[:] = cv.qvel_from_v(q0, v0)
     n = int(round(duration / DT))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     for k in range(n):
-        q = cv.q_from_qpos(data.qpos)
-        v = cv.v_from_qvel(q, data.qvel)
-        data.qfrc_applied[:] = _joint_force(cv, q, controller(k * DT, q, v))
+        if controller is not None:
+            q = cv.q_from_qpos(data.qpos)
+            v = cv.v_from_qvel(q, data.qvel)
+            data.qfrc_applied[:] = _joint_force(cv, q, controller(k * DT, q, v))
         mujoco.mj_step(mj, data)
-    wall_mj = time.perf_counter() - t0
+    wall_mj, cpu_mj = time.perf_counter() - t0, time.thread_time() - c0
     us, peer_us = wall / res.steps * 1e6, wall_mj / n * 1e6
-    row = {"model": f"quadruped {duration:g} s run", "algorithm": "simulate default (end to end)",
-           "sinews_us": round(us, 2), "peer": "mujoco mj_step loop (same PD law in Python)",
+    law = " (same PD law in Python)" if controller is not None else ""
+    row = {"model": f"{name} {duration:g} s run", "algorithm": "simulate default (end to end)",
+           "sinews_us": round(us, 2), "peer": f"mujoco mj_step loop{law}",
            "peer_us": round(peer_us, 2), "ratio": round(us / peer_us, 2),
+           "sinews_cpu_us": round(cpu / res.steps * 1e6, 2), "peer_cpu_us": round(cpu_mj / n * 1e6, 2),
            "steps_per_second": round(res.steps / wall, 1), "peer_steps_per_second": round(n / wall_mj, 1),
+           "steps_per_cpu_second": round(res.steps / cpu, 1), "peer_steps_per_cpu_second": round(n / cpu_mj, 1),
+           "mean_solver_iterations": round(float(res.iterations.mean()), 2),
            "final_base_height_m": round(float(res.q[-1, 2]), 4),
            "peer_final_base_height_m": round(float(data.qpos[2]), 4)}
-    print(f"quadruped {duration:g} s: sinews {row['steps_per_second']} steps/s, MuJoCo loop "
-          f"{row['peer_steps_per_second']} steps/s (base height {row['final_base_height_m']} m vs "
-          f"{row['peer_final_base_height_m']} m)", flush=True)
+    print(f"{name} {duration:g} s run: sinews {row['steps_per_second']} steps/s ({us:.1f} us/step), MuJoCo loop "
+          f"{row['peer_steps_per_second']} steps/s ({peer_us:.1f} us/step), ratio {us / peer_us:.2f} "
+          f"(final height {row['final_base_height_m']} m vs {row['peer_final_base_height_m']} m)", flush=True)
     return row
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m sinews.bench simulate", description=__doc__.split("\n")[0])
     ap.add_argument("--json", type=Path, default=None, help="write the rows as JSON to this path")
-    ap.add_argument("--quick", action="store_true", help="fewer repeats, a 1 s run")
+    ap.add_argument("--quick", action="store_true", help="fewer repeats, runs of a tenth of the length")
     ap.add_argument("--models", nargs="*", default=list(MODELS), choices=list(MODELS))
     ap.add_argument("--steppers", nargs="*", default=["default", "lcp", "impulse"])
     args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -181,11 +237,11 @@ def main(argv=None):
                 rows += bench_steps(name, args.steppers, calls, rounds, folder)
             except RuntimeError as exc:  # example-robot-data missing
                 print(f"(skipping {name}: {exc})", file=sys.stderr)
-        if "quadruped" in args.models:
+        for name in args.models:
             try:
-                rows.append(bench_run(1.0 if args.quick else 10.0, folder))
+                rows.append(bench_run(name, RUNS[name] / (10 if args.quick else 1), folder))
             except RuntimeError as exc:
-                print(f"(skipping the quadruped run: {exc})", file=sys.stderr)
+                print(f"(skipping the {name} run: {exc})", file=sys.stderr)
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"rows": rows}, indent=1))

@@ -4,20 +4,32 @@ r"""One Numba kernel for a whole step of the ``"default"`` stepper in the common
 through :func:`~sinews.sim.contact_problem.build_contact_problem` and the FCLib driver:
 
 1. ``M`` (CRBA; it leaves the links' world poses and world-axes motion subspaces ``S`` in the
-   workspace, copied out), the passive joint forces (damping, dry friction), ``v_free = v + h
-   ABA(q, v, tau)`` and ``M^-1`` (:func:`sinews._minv_kernels.minverse`);
+   workspace, copied out), its branch-sparse factor ``M = L^T L`` (Featherstone, RBDA 6.5:
+   :func:`sinews._ltl_kernels.ltl_factor`), the passive joint forces (damping, dry friction) and
+   ``v_free = v + h M^-1 (tau - C(q, v))`` with the bias ``C`` by RNEA (the ABA's
+   accelerations, to rounding);
 2. collision (:func:`sinews.geometry._collide_kernels.collide`): the geometries' world poses
    from the link poses, every half-space against the support points of the other shapes, then
    sweep-and-prune and the box-box, sphere-sphere and sphere-box narrow phase, in the order of
    :func:`sinews.geometry.contacts.find_contacts`;
 3. contact rows ``J`` ([n, t1, t2] per contact: ``J_i = F_i (J_B(p_i) - J_A(p_i))`` with the
    point Jacobian columns ``v_o + w x p`` of the world-axes ``S``), joint-limit rows, the
-   Delassus matrix ``W = J M^-1 J^T`` and ``q = J v_free + offsets`` (gaps, ERP, Newton
+   Delassus matrix ``W = J M^-1 J^T`` through the branch-sparse factor ``M = L^T L``
+   (:mod:`sinews.sim._step_rows`) and ``q = J v_free + offsets`` (gaps, ERP, Newton
    restitution), as :meth:`~sinews.sim.contact_problem.ContactProblem.fclib_problem`;
-4. the PGS phase of :func:`sinews.contact.fclib.solve` (the same kernel,
-   :func:`sinews.contact._fc3d_pgs.pgs_kernel`, in the same chunks with the same stagnation
-   test, warm-started from the previous step's reactions when the contact set is unchanged);
-5. ``v+ = v_free + M^-1 J^T r`` and ``q+ = integrate(q, v+, h)``.
+4. the PGS phase of :func:`sinews.contact.fclib.solve` (its kernel's sweeps restricted to the
+   nonzero blocks of W, :func:`sinews.sim._step_pgs.pgs_blocks`, in the same chunks with the
+   same stagnation test, warm-started from the previous step's reactions when the contact set
+   is unchanged);
+5. ``v+ = v_free + M^-1 J^T r`` and ``q+ = integrate(q, v+, h)``, and the step's record (``q+,
+   v+``, the contacts, their frames and impulses, the solver's statistics) in one block of the
+   float table, which the caller copies once.
+
+Every table and workspace of a scene lives in two flat arrays built once per scene by
+:mod:`sinews.sim._fast_step`: ``F`` (float64) and ``I`` (int64, starting with the header: for
+each slot ``F_*``/``I_*`` its offset and up to three dimensions), so a step is one call with five
+arguments ``(q, v, tau, F, I)`` (Numba's dispatcher types every argument on every call).
+:func:`coulomb_advance` takes several steps with constant joint forces in one call.
 
 It returns a code; anything it does not handle sends the step to the general path:
 ``OK`` (done), ``NEEDS_SOLVER`` (PGS did not converge before stagnating: the caller runs
@@ -32,43 +44,79 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from .._jit import njit
 
-from .._aba_kernels import aba_x
 from .._configuration_kernels import integrate
 from .._crba_kernels import crba
+from .._jit import njit
 from .._layout import (MF_GRAVITY, MF_H, MF_HEADER, MF_MASS, MF_STRIDE, MI_IQ, MI_IV, MI_NV, MI_PARENT,
                        MI_TYPE, WS_OP, WS_OR, WS_STRIDE)
-from .._minv_kernels import minverse
+from .._ltl_kernels import ltl_factor
+from .._rnea_kernels import rnea_x
 from ..contact._fc3d_exact import safe_norm
-from ..contact._fc3d_pgs import pgs_kernel
 from ..geometry._collide_kernels import collide
+from ._step_pgs import block_lists, pgs_blocks
+from ._step_rows import contact_rows, delassus, finish, solve_m
 
 OK = 0
 NEEDS_SOLVER = 1
 GENERAL = 2
 
-# float parameters (fp)
+# float parameters (slot F_FP)
 P_H, P_MARGIN, P_ERP, P_CAPTURE, P_TOL, P_RADIUS, P_WARM, P_CHUNK, P_MAXIT = range(9)
 FP_SIZE = 9
-# integer outputs (io)
+# integer outputs (slot I_IO)
 O_K, O_NL, O_ITER, O_CONV, O_WARM = range(5)
 IO_SIZE = 5
+
+# float slots: parameters, model (mf) and workspace (ws), M and its factor L, world S and link
+# poses, geometry tables, contact buffers, rows J and Y = J L^-1, W, q, r (and its start r0),
+# PGS buffer, vectors (qdd, v_free, tau_p, t: 4 nv), mu, limit gaps and signs (2, nlim), geometry
+# poses and box-box buffers, the step's record
+(F_FP, F_MF, F_WS, F_M, F_L, F_S, F_LP, F_GF, F_PAIR, F_SUP, F_LIM, F_PASSIVE, F_CF, F_J, F_Y, F_W,
+ F_CQ, F_R, F_R0, F_PBUF, F_VEC, F_MU, F_LIMF, F_GEO, F_OUT) = range(25)
+NF = 25
+# int slots: outputs, model (mi), geometries, trees, contact pairs, the previous step's pairs,
+# dof parents, columns of each row group and their counts, trees of each group, marks, limit dofs,
+# the groups sharing a tree with each group (count, list)
+(I_IO, I_MI, I_GI, I_TREES, I_CI, I_PREV, I_LAM, I_COLS, I_NCOL, I_CTREE, I_MARK, I_LIMIV, I_NB,
+ I_NBR) = range(NF, NF + 14)
+NSLOTS = NF + 14
+HEADER = 4 * NSLOTS  # offset, d0, d1, d2 per slot
+# the record (slot F_OUT): q+ (nq) | v+ (nv) | k, nl, iterations, error | REC_W per contact:
+# ga, gb, point (3), normal (3), distance, friction, restitution, t1 (3), t2 (3), impulse [n, t1, t2]
+REC_HDR = 4
+REC_W = 20
 
 _JT_SPHERICAL = 3
 _JT_FREEFLYER = 4
 
 
+@njit(inline="always", cache=True)
+def _v(A, I, s):
+    o = I[4 * s]
+    return A[o : o + I[4 * s + 1]]
+
+
+@njit(inline="always", cache=True)
+def _m(A, I, s):
+    o = I[4 * s]
+    a = I[4 * s + 1]
+    b = I[4 * s + 2]
+    return A[o : o + a * b].reshape((a, b))
+
+
 @njit(cache=True)
-def coulomb_step(q, v, tau, fp, io, mi, mf, ws, mbuf, M, Minv, S, lp, gi, gf, pair, sup, lim,
-                 passive, trees, ci, cf, J, W, cq, r, r0, pbuf, prev, q_out, v_out, scratch):
-    """One ``"default"`` step (see the module docstring); returns OK, NEEDS_SOLVER or GENERAL.
-
-    ``trees`` (int64, see :func:`tree_table`): row 0 the tree of each link, row 1 the tree of
-    each dof, ``[2, 0]`` the number of trees, row ``4 + t``: the count then the dofs of tree t.
-
-    ``scratch`` float64 holds ``qdd (nv) | v_free (nv) | tau_p (nv) | t (nv) | mu (cap + nl) |
-    error (1)`` followed by the geometry poses and box-box buffers."""
+def coulomb_step(q, v, tau, F, I):
+    """One ``"default"`` step (see the module docstring); returns OK, NEEDS_SOLVER or GENERAL."""
+    fp = _v(F, I, F_FP)
+    io = _v(I, I, I_IO)
+    mi = _m(I, I, I_MI)
+    mf = _v(F, I, F_MF)
+    ws = _v(F, I, F_WS)
+    M = _m(F, I, F_M)
+    L = _m(F, I, F_L)
+    S = _v(F, I, F_S)
+    lp = _m(F, I, F_LP)
     nl_links = mi.shape[0]
     nv = v.shape[0]
     h = fp[P_H]
@@ -95,164 +143,116 @@ def coulomb_step(q, v, tau, fp, io, mi, mf, ws, mbuf, M, Minv, S, lp, gi, gf, pa
             lp[l, a] = ws[w + WS_OR + a]
         for a in range(3):
             lp[l, 9 + a] = ws[w + WS_OP + a]
-    qdd = scratch[:nv]
-    vf = scratch[nv : 2 * nv]
-    taup = scratch[2 * nv : 3 * nv]
-    tv = scratch[3 * nv : 4 * nv]
-    # ---- passive joint forces (contact_problem.passive_joint_forces)
+    vec = _v(F, I, F_VEC)
+    qdd = vec[:nv]
+    vf = vec[nv : 2 * nv]
+    taup = vec[2 * nv : 3 * nv]
+    tv = vec[3 * nv : 4 * nv]
+    # ---- M = L^T L (the CRBA writes only the ancestor pattern, the rest stays zero)
+    for i in range(nv):
+        for j in range(nv):
+            L[i, j] = M[i, j]
+    lam = _v(I, I, I_LAM)
+    if ltl_factor(L, lam) != 0:
+        return GENERAL
+    # ---- passive joint forces (contact_problem.passive_joint_forces); qdd = M^-1 (tau_p - C)
+    # with the bias C = RNEA(q, v, 0): the ABA's accelerations through the factor
+    passive = _m(F, I, F_PASSIVE)
     for i in range(nv):
         taup[i] = tau[i]
+        qdd[i] = 0.0
+    if rnea_x(q, v, qdd, tv, mi, mf, ws) != 0:
+        return GENERAL
     if passive[0, 0] != 0.0:  # damping present (row 1)
         for i in range(nv):
             d = passive[1, i]
             taup[i] -= d * v[i] / (1.0 + h * d / M[i, i])
     if passive[0, 1] != 0.0:  # dry friction present (row 2)
-        if aba_x(q, v, taup, qdd, mi, mf, ws) != 0:
-            return GENERAL
+        for i in range(nv):
+            qdd[i] = taup[i] - tv[i]
+        solve_m(L, lam, qdd)
         for i in range(nv):
             vp = v[i] + h * qdd[i]
             stop = M[i, i] * abs(vp) / h
             sg = 1.0 if vp > 0 else (-1.0 if vp < 0 else 0.0)
             taup[i] -= sg * min(passive[2, i], stop)
-    if aba_x(q, v, taup, qdd, mi, mf, ws) != 0:
-        return GENERAL
+    for i in range(nv):
+        qdd[i] = taup[i] - tv[i]
+    solve_m(L, lam, qdd)
     for i in range(nv):
         vf[i] = v[i] + h * qdd[i]
-    if minverse(q, Minv, mi, mf, ws, mbuf) != 0:
-        return GENERAL
-    for i in range(nv):
-        for j in range(i + 1, nv):
-            x = 0.5 * (Minv[i, j] + Minv[j, i])
-            Minv[i, j] = x
-            Minv[j, i] = x
     # ---- collision (detection margin: speculative_margin)
     vmax = 0.0
     for i in range(nv):
         vmax = max(vmax, abs(v[i]))
     margin = fp[P_MARGIN] + 2.0 * h * vmax * max(1.0, 2.0 * fp[P_RADIUS])
+    gi = _m(I, I, I_GI)
+    ci = _m(I, I, I_CI)
+    cf = _m(F, I, F_CF)
+    pair = _v(F, I, F_PAIR)
     ng = gi.shape[0]
-    cap = ci.shape[0]
-    base = 4 * nv + cap + lim.shape[0] + 1
-    gR = scratch[base : base + 9 * ng].reshape((ng, 3, 3))
-    gp = scratch[base + 9 * ng : base + 12 * ng].reshape((ng, 3))
-    bb = base + 12 * ng
-    pts = scratch[bb : bb + 48].reshape((16, 3))
-    nrm = scratch[bb + 48 : bb + 96].reshape((16, 3))
-    dst = scratch[bb + 96 : bb + 112]
-    k = collide(gi, gf, pair, sup, lp, margin, gR, gp, ci, cf, pts, nrm, dst)
+    pair3 = pair.reshape((ng, ng, 3))
+    geo = _v(F, I, F_GEO)
+    gR = geo[: 9 * ng].reshape((ng, 3, 3))
+    gp = geo[9 * ng : 12 * ng].reshape((ng, 3))
+    bb = 12 * ng
+    pts = geo[bb : bb + 48].reshape((16, 3))
+    nrm = geo[bb + 48 : bb + 96].reshape((16, 3))
+    dst = geo[bb + 96 : bb + 112]
+    k = collide(gi, _m(F, I, F_GF), pair3, _m(F, I, F_SUP), lp, margin, gR, gp, ci, cf, pts, nrm, dst)
     if k < 0:
         return GENERAL
     for c in range(k):
-        cf[c, 13] = pair[ci[c, 0], ci[c, 1], 1]
-        cf[c, 14] = pair[ci[c, 0], ci[c, 1], 2]
+        cf[c, 13] = pair3[ci[c, 0], ci[c, 1], 1]
+        cf[c, 14] = pair3[ci[c, 0], ci[c, 1], 2]
     # ---- joint limits within scene.margin (lower hits, then upper hits)
+    lim = _m(F, I, F_LIM)
+    limf = _m(F, I, F_LIMF)
+    lim_iv = _v(I, I, I_LIMIV)
     nl = 0
     lm = fp[P_MARGIN]
-    lim_iv = np.empty(lim.shape[0], dtype=np.int64)
-    lim_gap = np.empty(lim.shape[0])
-    lim_sgn = np.empty(lim.shape[0])
     for side in range(2):
         for t in range(lim.shape[0]):
             iq = np.int64(lim[t, 0])
             gap = q[iq] - lim[t, 2] if side == 0 else lim[t, 3] - q[iq]
             if math.isfinite(gap) and gap <= lm:
                 lim_iv[nl] = np.int64(lim[t, 1])
-                lim_gap[nl] = gap
-                lim_sgn[nl] = 1.0 if side == 0 else -1.0
+                limf[0, nl] = gap
+                limf[1, nl] = 1.0 if side == 0 else -1.0
                 nl += 1
     io[O_K] = k
     io[O_NL] = nl
     io[O_ITER] = 0
     io[O_CONV] = 1
     io[O_WARM] = 0
+    out = _v(F, I, F_OUT)
+    nq = q.shape[0]
+    q_out = out[:nq]
+    v_out = out[nq : nq + nv]
+    hdr = nq + nv
+    prev = _m(I, I, I_PREV)
     mrows = 3 * (k + nl)
     if mrows == 0:
         for i in range(nv):
             v_out[i] = vf[i]
         if integrate(q, v_out, h, q_out, mi) != 0:
             return GENERAL
+        out[hdr] = 0.0
+        out[hdr + 1] = 0.0
+        out[hdr + 2] = 0.0
+        out[hdr + 3] = 0.0
         return OK
-    # ---- rows: contacts [n, t1, t2] (tangent_basis), limits (the normal row three times)
-    Jm = J[: mrows * nv].reshape((mrows, nv))
-    Jm[:, :] = 0.0
-    for c in range(k):
-        n0 = cf[c, 3]
-        n1 = cf[c, 4]
-        n2 = cf[c, 5]
-        a0, a1, a2 = abs(n0), abs(n1), abs(n2)
-        ax = 0
-        if a1 < a0:
-            ax = 1
-            if a2 < a1:
-                ax = 2
-        elif a2 < a0:
-            ax = 2
-        # t1 = n x e_ax
-        if ax == 0:
-            t10, t11, t12 = 0.0, n2, -n1
-        elif ax == 1:
-            t10, t11, t12 = -n2, 0.0, n0
-        else:
-            t10, t11, t12 = n1, -n0, 0.0
-        nt = math.sqrt(t10 * t10 + t11 * t11 + t12 * t12)
-        t10 /= nt
-        t11 /= nt
-        t12 /= nt
-        t20 = n1 * t12 - n2 * t11
-        t21 = n2 * t10 - n0 * t12
-        t22 = n0 * t11 - n1 * t10
-        cf[c, 7] = t10
-        cf[c, 8] = t11
-        cf[c, 9] = t12
-        cf[c, 10] = t20
-        cf[c, 11] = t21
-        cf[c, 12] = t22
-        p0 = cf[c, 0]
-        p1 = cf[c, 1]
-        p2 = cf[c, 2]
-        for side in range(2):
-            l = gi[ci[c, side], 1]
-            sg = -1.0 if side == 0 else 1.0
-            while l >= 0:
-                iv = mi[l, MI_IV]
-                for d in range(mi[l, MI_NV]):
-                    col = iv + d
-                    o = 6 * col
-                    w0 = S[o]
-                    w1 = S[o + 1]
-                    w2 = S[o + 2]
-                    x0 = S[o + 3] + w1 * p2 - w2 * p1
-                    x1 = S[o + 4] + w2 * p0 - w0 * p2
-                    x2 = S[o + 5] + w0 * p1 - w1 * p0
-                    Jm[3 * c, col] += sg * (n0 * x0 + n1 * x1 + n2 * x2)
-                    Jm[3 * c + 1, col] += sg * (t10 * x0 + t11 * x1 + t12 * x2)
-                    Jm[3 * c + 2, col] += sg * (t20 * x0 + t21 * x1 + t22 * x2)
-                l = mi[l, MI_PARENT]
-    for t in range(nl):
-        for rr in range(3):
-            Jm[3 * (k + t) + rr, lim_iv[t]] = lim_sgn[t]
-    # the columns each contact's rows can touch: the dofs of the two links' paths to the root
-    ncol = np.zeros(k + nl, dtype=np.int64)
-    cols = np.empty((k + nl, nv), dtype=np.int64)
-    mark = np.zeros(nv, dtype=np.bool_)
-    for c in range(k):
-        for side in range(2):
-            l = gi[ci[c, side], 1]
-            while l >= 0:
-                for d in range(mi[l, MI_NV]):
-                    col = mi[l, MI_IV] + d
-                    if not mark[col]:
-                        mark[col] = True
-                        cols[c, ncol[c]] = col
-                        ncol[c] += 1
-                l = mi[l, MI_PARENT]
-        for t in range(ncol[c]):
-            mark[cols[c, t]] = False
-    for t in range(nl):
-        cols[k + t, 0] = lim_iv[t]
-        ncol[k + t] = 1
-    # the trees (subtrees of the world) each contact touches: M^-1 couples no two trees
-    ctree = np.full((k + nl, 2), -1, dtype=np.int64)
+    # ---- rows and W = J M^-1 J^T = Y Y^T
+    Jm = _v(F, I, F_J)[: mrows * nv].reshape((mrows, nv))
+    cols = _m(I, I, I_COLS)
+    ncol = _m(I, I, I_NCOL)
+    trees = _m(I, I, I_TREES)
+    contact_rows(k, nl, ci, cf, gi, mi, trees, S, lim_iv, limf[1], Jm, cols, ncol, _v(I, I, I_MARK))
+    # the trees (subtrees of the world) each row group touches: M^-1 couples no two trees
+    ctree = _m(I, I, I_CTREE)
+    for c in range(k + nl):
+        ctree[c, 0] = -1
+        ctree[c, 1] = -1
     for c in range(k):
         for side in range(2):
             l = gi[ci[c, side], 1]
@@ -260,50 +260,21 @@ def coulomb_step(q, v, tau, fp, io, mi, mf, ws, mbuf, M, Minv, S, lp, gi, gf, pa
                 ctree[c, side] = trees[0, l]
     for t in range(nl):
         ctree[k + t, 0] = trees[1, lim_iv[t]]
-    # ---- W = J M^-1 J^T (symmetrised, tiny diagonal lifted), q = J v_free + offsets
-    T = np.empty((mrows, nv))
-    for a in range(mrows):
-        ca = a // 3
-        for j in range(nv):
-            T[a, j] = 0.0
-        for t in range(ncol[ca]):
-            i = cols[ca, t]
-            x = Jm[a, i]
-            if x != 0.0:
-                tr = trees[1, i]
-                for u in range(trees[4 + tr, 0]):
-                    j = trees[4 + tr, 1 + u]
-                    T[a, j] += x * Minv[i, j]
-    Wm = W[: mrows * mrows].reshape((mrows, mrows))
-    for a in range(mrows):
-        ca = a // 3
-        for b in range(a + 1):
-            cb = b // 3
-            s = 0.0
-            if ((ctree[ca, 0] >= 0 and (ctree[ca, 0] == ctree[cb, 0] or ctree[ca, 0] == ctree[cb, 1]))
-                    or (ctree[ca, 1] >= 0 and (ctree[ca, 1] == ctree[cb, 0] or ctree[ca, 1] == ctree[cb, 1]))):
-                for t in range(ncol[cb]):
-                    j = cols[cb, t]
-                    s += T[a, j] * Jm[b, j]
-            Wm[a, b] = s
-            Wm[b, a] = s
-    dmax = 0.0
-    for a in range(mrows):
-        dmax = max(dmax, Wm[a, a])
-    thr = 1e-12 * max(1.0, dmax)
-    for a in range(mrows):
-        if Wm[a, a] <= thr:
-            Wm[a, a] += 1e-9 * max(1.0, dmax)
-    qv = cq[:mrows]
+    Wm = _v(F, I, F_W)[: mrows * mrows].reshape((mrows, mrows))
+    delassus(k + nl, Jm, L, lam, trees, cols, ncol, ctree, _v(F, I, F_Y)[: mrows * nv].reshape((mrows, nv)), Wm,
+             qdd)  # qdd: free once v_free is known
+    qv = _v(F, I, F_CQ)[:mrows]
     for a in range(mrows):
         s = 0.0
-        for j in range(nv):
+        g = a // 3
+        for t in range(ncol[g, 0]):
+            j = cols[g, t]
             s += Jm[a, j] * vf[j]
         qv[a] = s
     erp = fp[P_ERP]
-    mu = scratch[4 * nv : 4 * nv + k + nl]
+    mu = _v(F, I, F_MU)[: k + nl]
     for c in range(k + nl):
-        phi = cf[c, 6] if c < k else lim_gap[c - k]
+        phi = cf[c, 6] if c < k else limf[0, c - k]
         off = phi / h if phi >= 0.0 else erp * phi / h
         if c < k:
             mu[c] = cf[c, 13]
@@ -311,7 +282,8 @@ def coulomb_step(q, v, tau, fp, io, mi, mf, ws, mbuf, M, Minv, S, lp, gi, gf, pa
             if e > 0:
                 un = 0.0
                 unf = 0.0
-                for j in range(nv):
+                for t in range(ncol[c, 0]):
+                    j = cols[c, t]
                     un += Jm[3 * c, j] * v[j]
                     unf += Jm[3 * c, j] * vf[j]
                 if un < -fp[P_CAPTURE] and phi + h * unf <= 0:
@@ -320,7 +292,7 @@ def coulomb_step(q, v, tau, fp, io, mi, mf, ws, mbuf, M, Minv, S, lp, gi, gf, pa
             mu[c] = 0.0
         qv[3 * c] += off
     # ---- FCLib PGS, warm-started when the contact set is unchanged
-    rr_ = r[:mrows]
+    rr_ = _v(F, I, F_R)[:mrows]
     same = fp[P_WARM] != 0.0 and prev[0, 0] == k and prev[0, 1] == nl
     if same:
         for c in range(k):
@@ -330,6 +302,7 @@ def coulomb_step(q, v, tau, fp, io, mi, mf, ws, mbuf, M, Minv, S, lp, gi, gf, pa
     if not same:
         rr_[:] = 0.0
     io[O_WARM] = 1 if same else 0
+    r0 = _v(F, I, F_R0)
     r0[:mrows] = rr_
     nq_ = safe_norm(qv)
     if not math.isfinite(nq_):
@@ -340,13 +313,17 @@ def coulomb_step(q, v, tau, fp, io, mi, mf, ws, mbuf, M, Minv, S, lp, gi, gf, pa
     max_iter = np.int64(fp[P_MAXIT])
     window = 4
     errors = np.empty(max_iter // max(chunk, 1) + 2)
+    pbuf = _v(F, I, F_PBUF)
+    nb = _v(I, I, I_NB)
+    nbr = _m(I, I, I_NBR)
+    block_lists(k + nl, ctree, nb, nbr)
     ne = 0
     used = 0
     conv = False
     err = np.inf
     while used < max_iter:
-        it, err, conv = pgs_kernel(Wm, qv, mu, rr_, pbuf[: 3 * mrows], fp[P_TOL], min(chunk, max_iter - used),
-                                   1.0, np.int64(10), 1.0 + nq_, np.bool_(False))
+        it, err, conv = pgs_blocks(Wm, qv, mu, rr_, pbuf[: 3 * mrows], nb, nbr, fp[P_TOL],
+                                   min(chunk, max_iter - used), 1.0, np.int64(10), 1.0 + nq_, np.bool_(False))
         used += it
         if conv:
             break
@@ -358,14 +335,81 @@ def coulomb_step(q, v, tau, fp, io, mi, mf, ws, mbuf, M, Minv, S, lp, gi, gf, pa
             break
     io[O_ITER] = used
     io[O_CONV] = 1 if conv else 0
-    scratch[4 * nv + cap + lim.shape[0]] = err
+    out[hdr + 3] = err
     if not conv:
         return NEEDS_SOLVER
-    finish(q, vf, Minv, Jm, rr_, h, mi, tv, q_out, v_out)
+    if finish(q, vf, L, lam, Jm, cols, ncol, rr_, h, mi, tv, q_out, v_out) != 0:
+        return GENERAL
     for i in range(nv):
         if not math.isfinite(v_out[i]):
             return GENERAL
+    # ---- the warm-start state and the record
+    prev[0, 0] = k
+    prev[0, 1] = nl
+    for c in range(k):
+        prev[1 + c, 0] = ci[c, 0]
+        prev[1 + c, 1] = ci[c, 1]
+    out[hdr] = k
+    out[hdr + 1] = nl
+    out[hdr + 2] = used
+    for c in range(k):
+        o = hdr + REC_HDR + REC_W * c
+        out[o] = ci[c, 0]
+        out[o + 1] = ci[c, 1]
+        for a in range(7):
+            out[o + 2 + a] = cf[c, a]
+        out[o + 9] = cf[c, 13]
+        out[o + 10] = cf[c, 14]
+        for a in range(6):
+            out[o + 11 + a] = cf[c, 7 + a]
+        for a in range(3):
+            out[o + 17 + a] = rr_[3 * c + a]
     return OK
+
+
+@njit(cache=True)
+def coulomb_advance(q, v, tau, F, I, keep, Qc, Vc, Ec, hdr, Cc, M2):
+    """Up to ``n = keep.shape[0]`` steps of :func:`coulomb_step` from ``(q, v)`` (updated in
+    place) with constant ``tau``, exactly as n calls would take them.  For each step ``i`` with
+    ``keep[i]``: ``Qc[i], Vc[i]`` the state, ``Ec[i]`` its mechanical energy
+    (:func:`mechanical_energy`; NaN where that kernel refuses), ``hdr[i]`` = (contacts,
+    iterations, error) and the step's contact records appended to ``Cc`` (REC_W columns).  Returns
+    ``4 i + code``: ``i`` steps taken, ``code`` OK (all n) or the code of step i, which the
+    caller finishes on its own path from the kernel's state (as after :func:`coulomb_step`)."""
+    n = keep.shape[0]
+    nq = q.shape[0]
+    nv = v.shape[0]
+    out = _v(F, I, F_OUT)
+    mi = _m(I, I, I_MI)
+    mf = _v(F, I, F_MF)
+    ws = _v(F, I, F_WS)
+    e = np.zeros(1)
+    h0 = nq + nv
+    kc = 0
+    for i in range(n):
+        code = coulomb_step(q, v, tau, F, I)
+        if code != OK:
+            return 4 * i + code
+        for a in range(nq):
+            q[a] = out[a]
+        for a in range(nv):
+            v[a] = out[nq + a]
+        if keep[i] != 0:
+            for a in range(nq):
+                Qc[i, a] = q[a]
+            for a in range(nv):
+                Vc[i, a] = v[a]
+            Ec[i] = e[0] if mechanical_energy(q, v, M2, mi, mf, ws, e) == 0 else np.nan
+            k = np.int64(out[h0])
+            hdr[i, 0] = out[h0]
+            hdr[i, 1] = out[h0 + 2]
+            hdr[i, 2] = out[h0 + 3]
+            for c in range(k):
+                o = h0 + REC_HDR + REC_W * c
+                for a in range(REC_W):
+                    Cc[kc, a] = out[o + a]
+                kc += 1
+    return 4 * n
 
 
 def tree_table(mi):
@@ -391,26 +435,6 @@ def tree_table(mi):
             out[4 + t, 1 + out[4 + t, 0]] = i
             out[4 + t, 0] += 1
     return out
-
-
-@njit(cache=True)
-def finish(q, vf, Minv, Jm, r, h, mi, tv, q_out, v_out):
-    """``v+ = v_free + M^-1 (J^T r)`` and ``q+ = integrate(q, v+, h)``; returns the code of
-    integrate."""
-    nv = vf.shape[0]
-    for j in range(nv):
-        tv[j] = 0.0
-    for a in range(Jm.shape[0]):
-        x = r[a]
-        if x != 0.0:
-            for j in range(nv):
-                tv[j] += Jm[a, j] * x
-    for i in range(nv):
-        s = 0.0
-        for j in range(nv):
-            s += Minv[i, j] * tv[j]
-        v_out[i] = vf[i] + s
-    return integrate(q, v_out, h, q_out, mi)
 
 
 @njit(cache=True)

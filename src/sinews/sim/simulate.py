@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Callable
 
@@ -25,9 +26,12 @@ from numpy.typing import ArrayLike
 from .._checks import integer, real_scalar, vector
 from .result import SimulationResult
 from .scene import Scene
-from .steppers import STEPPERS, Stepper, make_stepper
+from .steppers import STEPPERS, CoulombStepper, Stepper, make_stepper
 
 __all__ = ["simulate", "STEPPERS", "MAX_STEPS"]
+
+_F64 = np.dtype(np.float64)
+_CHUNK = 128  # steps per kernel call without a controller (progress updated in between)
 
 #: the most steps one call may take (a guard against a mistyped duration or dt)
 MAX_STEPS = 10**9
@@ -37,11 +41,42 @@ def _controller_torque(controller, t, q, v, nv, effort):
     if controller is None:
         return np.zeros(nv)
     tau = np.asarray(controller(t, q.copy(), v.copy()), dtype=float)
-    if tau.shape != (nv,) or not np.all(np.isfinite(tau)):
+    if tau.shape != (nv,) or not np.isfinite(tau).all():
         raise ValueError(f"controller must return {nv} finite joint forces, got shape {tau.shape}")
     if effort is not None:
-        tau = np.clip(tau, -effort, effort)
+        tau = np.minimum(np.maximum(tau, effort[0]), effort[1])
     return tau
+
+
+def _contact_rows(out):
+    """``(k, rows (k, 12), iterations, converged, error)`` of a step's output: rows hold
+    ``ga, gb, point, normal, distance, world impulse``; a compiled-path output gives its record
+    undecoded (``rows`` is then (k, REC_W), converted by :func:`_recorded_rows`)."""
+    record = getattr(out, "record", None)
+    if record is not None:
+        k, C, it, err = record()
+        return k, C, it, True, err, True
+    c = out.contacts
+    k = len(c)
+    st = out.stats
+    rows = None
+    if k:
+        rows = np.empty((k, 12))
+        rows[:, 0] = c.geom_a
+        rows[:, 1] = c.geom_b
+        rows[:, 2:5] = c.points
+        rows[:, 5:8] = c.normals
+        rows[:, 8] = c.distances
+        rows[:, 9:12] = np.einsum("ki,kij->kj", out.impulses, out.frames)
+    return k, rows, st.get("iterations", 0), st.get("converged", True), st.get("error", 0.0), False
+
+
+def _recorded_rows(C):
+    """The (k, 12) rows of :func:`_contact_rows` from compiled-path records (k, REC_W)."""
+    rows = np.empty((C.shape[0], 12))
+    rows[:, 0:9] = C[:, 0:9]
+    rows[:, 9:12] = C[:, 17:18] * C[:, 5:8] + C[:, 18:19] * C[:, 11:14] + C[:, 19:20] * C[:, 14:17]
+    return rows
 
 
 def _energy_function(model):
@@ -61,10 +96,9 @@ def _energy_function(model):
     mi, mf, ws = c.mi, c.mf, data.ws
 
     def energy(q, v):
-        if (type(q) is np.ndarray and type(v) is np.ndarray and q.dtype == np.float64 and v.dtype == np.float64
-                and q.shape == (model.nq,) and v.shape == (model.nv,)
-                and kernel(np.ascontiguousarray(q), np.ascontiguousarray(v), M, mi, mf, ws, out) == 0
-                and np.isfinite(out[0])):
+        if (type(q) is np.ndarray and type(v) is np.ndarray and q.dtype == _F64 and v.dtype == _F64
+                and q.shape == (model.nq,) and v.shape == (model.nv,) and q.flags.c_contiguous
+                and v.flags.c_contiguous and kernel(q, v, M, mi, mf, ws, out) == 0 and math.isfinite(out[0])):
             return float(out[0])
         return mechanical_energy(model, q, v)
 
@@ -139,7 +173,6 @@ def simulate(scene: Scene, q0: ArrayLike, v0: ArrayLike, duration: float, dt: fl
     iters = np.zeros(N, dtype=np.int64)
     conv = np.ones(N, dtype=bool)
     serr = np.zeros(N)
-    c_rows = {k: [] for k in ("sample", "geoms", "points", "normals", "dist", "imp")}
 
     energy = _energy_function(model)
 
@@ -166,63 +199,129 @@ def simulate(scene: Scene, q0: ArrayLike, v0: ArrayLike, duration: float, dt: fl
         except ImportError:  # pragma: no cover - tqdm is a dependency
             bar = None
     row = 1
+    blocks = []  # (sample or samples, rows, compiled record?) of the recorded steps with contacts
+    if effort is not None:
+        effort = (-effort, effort)
+    from ._fast_step import FastStepOutput
+
+    recorded = np.zeros(nsteps + 1, dtype=np.int64)
+    recorded[keep] = 1
+    # without a controller, the default stepper takes runs of steps in one kernel call (not a
+    # subclass with its own step)
+    chunked = (controller is None and isinstance(step_obj, CoulombStepper)
+               and type(step_obj).step is CoulombStepper.step)
+
+    def failed(s, exc):
+        return ValueError(f"step {s} (t = {(s - 1) * h:g} s) failed; q0, v0, dt or the controller's forces "
+                          f"may be too large: {exc}")
+
+    def record(s, out):
+        nonlocal row
+        t_out[row] = s * h
+        Q[row], V[row] = out.q, out.v
+        try:
+            E[row] = energy(out.q, out.v)
+            cerr[row] = constraint_error(out.q)
+        except ValueError as exc:
+            raise ValueError(f"step {s}: q0, v0, dt or the controller's forces may be too large: {exc}") from exc
+        k, rows, iters[row], conv[row], serr[row], compiled = _contact_rows(out)
+        ncon[row] = k
+        if k:
+            blocks.append((row, rows, compiled))
+        row += 1
+
+    def record_chunk(s, Qc, Vc, Ec, hdr, Cc, taken):
+        nonlocal row
+        n = Qc.shape[0]
+        if not n:
+            return
+        rr = np.arange(row, row + n)
+        t_out[rr] = (s + 1 + np.flatnonzero(recorded[s + 1 : s + 1 + taken])) * h
+        Q[rr], V[rr], E[rr] = Qc, Vc, Ec
+        for j in np.flatnonzero(~np.isfinite(Ec)):  # the checked function names the problem
+            try:
+                E[row + j] = energy(Qc[j], Vc[j])
+            except ValueError as exc:
+                raise ValueError(f"q0, v0 or dt may be too large: {exc}") from exc
+        ks = hdr[:, 0].astype(np.int64)
+        ncon[rr] = ks
+        iters[rr] = hdr[:, 1]
+        serr[rr] = hdr[:, 2]
+        if Cc.shape[0]:
+            blocks.append((np.repeat(rr, ks), Cc, True))
+        row += n
+
     t0 = time.perf_counter()
     try:
-        for s in range(1, nsteps + 1):
-            t = (s - 1) * h
-            tau = _controller_torque(controller, t, q, v, model.nv, effort)
-            try:
-                out = step_obj.step(scene, q, v, tau, h)
-            except ValueError as exc:  # raised by the algorithms, naming their own q, v
-                raise ValueError(f"step {s} (t = {(s - 1) * h:g} s) failed; q0, v0, dt or the "
-                                 f"controller's forces may be too large: {exc}") from exc
-            q, v = out.q, out.v
-            if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
-                raise ValueError(f"the state is not finite at step {s} (t = {s * h:g} s): q0, v0 "
-                                 "or the controller's forces are too large, or dt is too long")
-            if bar is not None:
-                bar.update(1)
-            if row < N and keep[row] == s:
-                t_out[row] = s * h
-                Q[row], V[row] = q, v
+        s = 0
+        while s < nsteps:
+            # (the first step goes through step(): it builds the stepper's tables, and a warm-up
+            # run loads both kernels, the single step's and the chunk's)
+            if chunked and s:
+                n = min(_CHUNK, nsteps - s)
+                res = step_obj._advance(scene, q, v, h, recorded[s + 1 : s + 1 + n])
+                if res is None:
+                    chunked = False
+                    continue
+                taken, code, q, v, Qc, Vc, Ec, hdr, Cc = res
+                record_chunk(s, Qc, Vc, Ec, hdr, Cc, taken)
+                s += taken
+                if taken < n:  # this step's kernel handed it back: finish it as step() does
+                    s += 1
+                    try:
+                        out = step_obj._finish_step(scene, q, v, h, code)
+                    except ValueError as exc:  # raised by the algorithms, naming their own q, v
+                        raise failed(s, exc) from exc
+                else:
+                    out = None
+            else:
+                s += 1
+                tau = _controller_torque(controller, (s - 1) * h, q, v, model.nv, effort)
                 try:
-                    E[row] = energy(q, v)
-                    cerr[row] = constraint_error(q)
-                except ValueError as exc:
-                    raise ValueError(f"step {s}: q0, v0, dt or the controller's forces may be too "
-                                     f"large: {exc}") from exc
-                c = out.contacts
-                k = len(c)
-                ncon[row] = k
-                st = out.stats
-                iters[row] = st.get("iterations", 0)
-                conv[row] = st.get("converged", True)
-                serr[row] = st.get("error", 0.0)
-                if k:
-                    pen[row] = max(0.0, -float(c.distances.min()))
-                    c_rows["sample"].append(np.full(k, row))
-                    c_rows["geoms"].append(np.stack([c.geom_a, c.geom_b], axis=1))
-                    c_rows["points"].append(c.points)
-                    c_rows["normals"].append(c.normals)
-                    c_rows["dist"].append(c.distances)
-                    c_rows["imp"].append(np.einsum("ki,kij->kj", out.impulses, out.frames))
-                row += 1
+                    out = step_obj.step(scene, q, v, tau, h)
+                except ValueError as exc:  # raised by the algorithms, naming their own q, v
+                    raise failed(s, exc) from exc
+            if out is not None:
+                q, v = out.q, out.v
+                # the compiled path checked its own output
+                if type(out) is not FastStepOutput and not (np.isfinite(q).all() and np.isfinite(v).all()):
+                    raise ValueError(f"the state is not finite at step {s} (t = {s * h:g} s): q0, v0 "
+                                     "or the controller's forces are too large, or dt is too long")
+                if recorded[s]:
+                    record(s, out)
+            if bar is not None and (s % 100 == 0 or s == nsteps or chunked):
+                bar.update(s - bar.n)
     finally:
         if bar is not None:
             bar.close()
     wall = time.perf_counter() - t0
 
-    def cat(key, shape):
-        return np.concatenate(c_rows[key]) if c_rows[key] else np.zeros(shape)
-
-    imp = cat("imp", (0, 3))
+    # the compiled path's records converted in one go, then the blocks in sample order
+    comp = [b[1] for b in blocks if b[2]]
+    converted = _recorded_rows(np.concatenate(comp)) if comp else None
+    if len(comp) == len(blocks):
+        rows = converted if comp else np.zeros((0, 12))
+    else:
+        pieces, off = [], 0
+        for _, arr, compiled in blocks:
+            if compiled:
+                pieces.append(converted[off : off + arr.shape[0]])
+                off += arr.shape[0]
+            else:
+                pieces.append(arr)
+        rows = np.concatenate(pieces)
+    sample = (np.concatenate([b[0] if isinstance(b[0], np.ndarray) else np.full(b[1].shape[0], b[0])
+                              for b in blocks]).astype(np.int64) if blocks else np.zeros(0, dtype=np.int64))
+    if sample.size:  # the deepest penetration of each recorded step with contacts
+        starts = np.flatnonzero(np.concatenate([[True], sample[1:] != sample[:-1]]))
+        pen[sample[starts]] = np.maximum(0.0, -np.minimum.reduceat(rows[:, 8], starts))
+    imp = rows[:, 9:12].copy()
     return SimulationResult(
         t=t_out, q=Q, v=V, energy=E, constraint_error=cerr, penetration=pen, num_contacts=ncon,
         iterations=iters, converged=conv, solver_error=serr,
-        contact_sample=cat("sample", (0,)).astype(np.int64),
-        contact_geoms=cat("geoms", (0, 2)).astype(np.int64),
-        contact_points=cat("points", (0, 3)), contact_normals=cat("normals", (0, 3)),
-        contact_distances=cat("dist", (0,)), contact_impulses=imp, contact_forces=imp / h,
+        contact_sample=sample, contact_geoms=rows[:, 0:2].astype(np.int64),
+        contact_points=rows[:, 2:5].copy(), contact_normals=rows[:, 5:8].copy(),
+        contact_distances=rows[:, 8].copy(), contact_impulses=imp, contact_forces=imp / h,
         stepper=step_obj.name, dt=h, steps=nsteps,
         geometry_names=tuple(g.name for g in scene.geometries), info={"wall_time": wall},
     )

@@ -52,6 +52,8 @@ __all__ = ["Stepper", "StepOutput", "CoulombStepper", "LcpStepper", "ImpulseStep
            "make_stepper", "effective_cor"]
 
 
+_F64 = np.dtype(np.float64)
+_ND = np.ndarray
 _FAST = "fast"  # CoulombStepper._previous: the warm-start state lives in the compiled path
 
 
@@ -101,15 +103,48 @@ class CoulombStepper(Stepper):
         return fast
 
     def step(self, scene: Scene, q: np.ndarray, v: np.ndarray, tau: np.ndarray, h: float) -> StepOutput:
-        fast = self._fast_for(scene)
-        if fast is not None and type(q) is np.ndarray and type(v) is np.ndarray and type(tau) is np.ndarray \
-                and q.dtype == np.float64 and v.dtype == np.float64 and tau.dtype == np.float64 \
-                and q.shape == (scene.model.nq,) and v.shape == tau.shape == (scene.model.nv,):
-            code, out = fast.step(scene, self, np.ascontiguousarray(q), np.ascontiguousarray(v),
-                                  np.ascontiguousarray(tau), float(h))
+        f = self._fast
+        if f is not None and f[0] is scene and f[1] is scene._cache and f[2] is scene.constraints:
+            fast = f[3]
+        else:
+            fast = self._fast_for(scene)
+        if (fast is not None and type(q) is _ND and type(v) is _ND and type(tau) is _ND and q.dtype is _F64
+                and v.dtype is _F64 and tau.dtype is _F64 and q.shape == fast.q_shape
+                and v.shape == tau.shape == fast.v_shape):
+            if not (q.flags.c_contiguous and v.flags.c_contiguous and tau.flags.c_contiguous):
+                q, v, tau = np.ascontiguousarray(q), np.ascontiguousarray(v), np.ascontiguousarray(tau)
+            out = fast.step(scene, self, q, v, tau, float(h))
             if out is not None:
                 self._previous = _FAST
-                return StepOutput(*out)
+                return out
+        return self._general_step(scene, q, v, tau, h, fast)
+
+    def _advance(self, scene, q, v, h, keep):
+        """Up to ``len(keep)`` steps with zero joint forces in one kernel call on the compiled
+        path (:meth:`sinews.sim._fast_step.FastCoulomb.advance`), or None where the scene or
+        the state does not take it; the steps are those :meth:`step` takes."""
+        f = self._fast
+        if f is not None and f[0] is scene and f[1] is scene._cache and f[2] is scene.constraints:
+            fast = f[3]
+        else:
+            fast = self._fast_for(scene)
+        if fast is None or not (type(q) is _ND and type(v) is _ND and q.dtype is _F64 and v.dtype is _F64
+                                and q.shape == fast.q_shape and v.shape == fast.v_shape):
+            return None
+        res = fast.advance(scene, self, q, v, float(h), keep)
+        if res[0]:
+            self._previous = _FAST
+        return res
+
+    def _finish_step(self, scene, q, v, h, code):
+        """The step from ``(q, v)`` (zero joint forces) whose kernel returned ``code`` in
+        :meth:`_advance`: the rest of what :meth:`step` does after the kernel."""
+        fast = self._fast[3]
+        tau = np.zeros(v.shape[0])
+        out = fast.after(code, self, q, float(h))
+        if out is not None:
+            self._previous = _FAST
+            return out
         return self._general_step(scene, q, v, tau, h, fast)
 
     def _general_step(self, scene, q, v, tau, h, fast) -> StepOutput:

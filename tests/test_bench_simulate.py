@@ -1,0 +1,25 @@
+"""``python -m sinews.bench simulate`` (sinews.bench.simulate): its rows, quickly, on the box stack."""
+
+import json
+
+import pytest
+
+pytest.importorskip("mujoco")
+
+
+def test_simulate_bench_rows(tmp_path, capsys):
+    from sinews.bench.simulate import main
+
+    out = tmp_path / "rows.json"
+    assert main(["--quick", "--models", "box_stack", "--steppers", "default", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    step, run = rows
+    assert step["model"] == "box_stack" and step["algorithm"] == "step default"
+    assert step["contacts"] == 20 and step["solver_iterations"] >= 1  # five boxes resting: 4 corners each
+    for key in ("sinews_us", "peer_us", "sinews_us_5_states", "peer_us_5_states"):
+        assert step[key] > 0
+    assert step["ratio"] == pytest.approx(step["sinews_us"] / step["peer_us"], rel=0.02)
+    assert run["model"] == "box_stack 0.2 s run" and "default" in run["algorithm"]
+    assert run["steps_per_second"] > 0 and run["peer_steps_per_second"] > 0
+    assert run["final_base_height_m"] == pytest.approx(0.05, abs=2e-3)  # the bottom box still rests
+    assert "steps/s" in capsys.readouterr().out
