@@ -24,14 +24,15 @@ cfm_erp_from_stiffness_damping`), so every active contact is the implicit spring
 ``f = -k (phi + h phi'+) - b phi'+``; bilateral rows as Drake's ``G`` (``kG = erp phi_G / h``),
 limits as ``L``.  Inelastic.
 
-``"impulse"`` -- :class:`ImpulseStepper`.  Simbody's ``SemiExplicitEulerTimeStepper``
-(Sherman & Uchida; reference notes part A4): proximal contacts (gap within ``scene.margin``), an
-impact phase (``restitution="poisson"`` or ``"newton"`` or ``"none"``; ``impacts=
-"simultaneous"`` or ``"sequential"``; effective COR zero below ``capture_speed``, the pair's COR
-above ``min_cor_speed``, linear in between), a contact phase with the impulse solver (``solver=
-"plus"`` or ``"pgs"``), then position projection (``projection="bilateral"``: a minimum-norm
-correction of the position update only, ``"none"``).  Unlike Simbody's stepper, the bilateral
-rows of ``scene.constraints`` are enforced (as unconditional rows).
+``"impulse"`` -- :class:`~sinews.sim.impulse_stepper.ImpulseStepper` (in its own module).
+Simbody's ``SemiExplicitEulerTimeStepper`` (Sherman & Uchida; reference notes part A4): proximal
+contacts (gap within ``scene.margin``), an impact phase (``restitution="poisson"``, ``"newton"``
+or ``"none"``; ``impacts="simultaneous"``, ``"sequential"`` or ``"mixed"``; effective COR zero
+below the capture speed, the pair's COR above the min-COR speed, linear in between), a contact
+phase with the impulse solver (``solver="plus"`` or ``"pgs"``), then position projection
+(``projection="bilateral"``, ``"unilateral"`` (inequalities on every proximal contact) or
+``"none"``; positions only).  Unlike Simbody's stepper, the bilateral rows of
+``scene.constraints`` are enforced (as unconditional rows).
 """
 
 from __future__ import annotations
