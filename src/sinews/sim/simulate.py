@@ -37,7 +37,11 @@ _CHUNK = 128  # steps per kernel call without a controller (progress updated in 
 MAX_STEPS = 10**9
 
 
-def _controller_torque(controller, t, q, v, nv, effort):
+def _controller_torque(controller, t, q, v, nv, effort, speed=None):
+    """The controller's joint forces after the actuator limits: clipped to ``effort``
+    ``(-limit, limit)``, and cut to zero in the direction of motion for a joint moving faster
+    than its velocity limit ``speed`` (Gazebo's rule: an actuator cannot drive past its top
+    speed, but it may brake)."""
     if controller is None:
         return np.zeros(nv)
     tau = np.asarray(controller(t, q.copy(), v.copy()), dtype=float)
@@ -45,6 +49,8 @@ def _controller_torque(controller, t, q, v, nv, effort):
         raise ValueError(f"controller must return {nv} finite joint forces, got shape {tau.shape}")
     if effort is not None:
         tau = np.minimum(np.maximum(tau, effort[0]), effort[1])
+    if speed is not None:
+        tau = np.where(((v > speed) & (tau > 0)) | ((v < -speed) & (tau < 0)), 0.0, tau)
     return tau
 
 
@@ -119,8 +125,11 @@ def simulate(scene: Scene, q0: ArrayLike, v0: ArrayLike, duration: float, dt: fl
         stepper: ``"default"`` (3-D Coulomb cone, FCLib solvers), ``"lcp"`` (Drake's
             discretised LCP, polygonal cones, CFM/ERP), ``"impulse"`` (Simbody's semi-explicit
             Euler with restitution) or a :class:`~sinews.sim.steppers.Stepper` instance.
-        controller: optional ``controller(t, q, v) -> tau`` (nv,) joint forces, clipped to the
-            model's ``effort_limit``.
+        controller: optional ``controller(t, q, v) -> tau`` (nv,) joint forces, the actuators'.
+            They are clipped to the model's ``effort_limit``, and a joint moving faster than its
+            ``velocity_limit`` gets no force in its direction of motion (it may still brake:
+            Gazebo's rule).  Passive forces (damping, friction, limits, contacts) are not
+            limited.
         progress: show a progress bar (tqdm) on stderr; ``False`` for none.
         record_every: keep every ``record_every``-th step (the last step is always kept).
         stepper_options: keyword arguments of the stepper's constructor.
@@ -202,6 +211,9 @@ def simulate(scene: Scene, q0: ArrayLike, v0: ArrayLike, duration: float, dt: fl
     blocks = []  # (sample or samples, rows, compiled record?) of the recorded steps with contacts
     if effort is not None:
         effort = (-effort, effort)
+    speed = getattr(model, "velocity_limit", None)
+    if speed is not None and np.all(np.isinf(speed)):
+        speed = None
     from ._fast_step import FastStepOutput
 
     recorded = np.zeros(nsteps + 1, dtype=np.int64)
@@ -276,7 +288,7 @@ def simulate(scene: Scene, q0: ArrayLike, v0: ArrayLike, duration: float, dt: fl
                     out = None
             else:
                 s += 1
-                tau = _controller_torque(controller, (s - 1) * h, q, v, model.nv, effort)
+                tau = _controller_torque(controller, (s - 1) * h, q, v, model.nv, effort, speed)
                 try:
                     out = step_obj.step(scene, q, v, tau, h)
                 except ValueError as exc:  # raised by the algorithms, naming their own q, v
