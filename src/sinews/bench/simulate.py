@@ -200,7 +200,9 @@ def bench_run(name, duration, folder):
         mujoco.mj_step(mj, data)
     wall_mj, cpu_mj = time.perf_counter() - t0, time.thread_time() - c0
     us, peer_us = wall / res.steps * 1e6, wall_mj / n * 1e6
-    law = " (same PD law in Python)" if controller is not None else ""
+    # the peer loop converts MuJoCo's coordinates to sinews' and back on every step (the
+    # controller is written in sinews' coordinates): that Python work is in its time
+    law = " (same PD law in Python, with a per-step coordinate conversion)" if controller is not None else ""
     row = {"model": f"{name} {duration:g} s run", "algorithm": "simulate default (end to end)",
            "sinews_us": round(us, 2), "peer": f"mujoco mj_step loop{law}",
            "peer_us": round(peer_us, 2), "ratio": round(us / peer_us, 2),
