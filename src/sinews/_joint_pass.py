@@ -1,6 +1,7 @@
 """Shared Numba kernel pieces over the compiled model arrays (``mi``, ``mf``) and a workspace
-(``ws``): the inlined scalar helpers, the joint pass (``joint_pass``, ``joint_pass_links``), the
-input checks, and the argument lengths of the entry kernels.
+(``ws``): the inlined scalar helpers and the joint pass (``joint_pass``, ``joint_pass_links``).
+The input checks and the entry kernels' argument lengths are in :mod:`sinews._kernel_checks`
+(re-exported here).
 
 Design (see ``docs/performance.md``): one kernel per algorithm, few array arguments, flat 1-D
 indexing with constant offsets from :mod:`sinews._layout`, transforms as (R, p) pairs, and no
@@ -26,7 +27,6 @@ from ._layout import (
     MI_AXIS,
     MI_IQ,
     MI_IV,
-    MI_NQ,
     MI_NV,
     MI_PARENT,
     MI_TYPE,
@@ -39,7 +39,15 @@ from ._layout import (
     WS_STRIDE,
     WS_V,
 )
-from ._checks import QUAT_TINY, ZERO_QUATERNION
+from ._checks import QUAT_TINY
+from ._kernel_checks import (  # noqa: F401 (re-exported: the kernels import them from here)
+    BAD_SHAPE,
+    _dims,
+    check_finite,
+    check_inputs,
+    check_q,
+    zero_quaternion,
+)
 from .joints import JT_FREEFLYER, JT_HELICAL, JT_MULTIAXIS, JT_PRISMATIC, JT_REVOLUTE, JT_SPHERICAL
 
 # ----------------------------------------------------------------------------------------------
@@ -484,55 +492,6 @@ def joint_pass_links(q, v, mi, mf, ws, mode, links, n):
             ws[w + WS_C + 5] = y2 + z2
 
 
-@njit(cache=True)
-def check_finite(x):
-    for i in range(x.shape[0]):
-        if not math.isfinite(x[i]):
-            return i
-    return -1
-
-
-@njit(cache=True)
-def zero_quaternion(q, mi):
-    """Index of the first link whose joint quaternion (spherical, free-flyer) is zero or
-    subnormal (largest |component| < QUAT_TINY), or -1."""
-    for k in range(mi.shape[0]):
-        jt = mi[k, MI_TYPE]
-        if jt == JT_SPHERICAL or jt == JT_FREEFLYER:
-            i = mi[k, MI_IQ] + (3 if jt == JT_FREEFLYER else 0)
-            if max(max(abs(q[i]), abs(q[i + 1])), max(abs(q[i + 2]), abs(q[i + 3]))) < QUAT_TINY:
-                return k
-    return -1
-
-
-@njit(cache=True)
-def check_q(q, mi):
-    """0, -1 if q is not finite, or ``ZERO_QUATERNION - k`` if the quaternion of link k is zero
-    (see :func:`sinews._checks.raise_kernel_code`)."""
-    if check_finite(q) >= 0:
-        return -1
-    k = zero_quaternion(q, mi)
-    if k >= 0:
-        return ZERO_QUATERNION - k
-    return 0
-
-
-@njit(cache=True)
-def check_inputs(q, v, a, fext, use_fext):
-    if check_finite(q) >= 0:
-        return -1
-    if check_finite(v) >= 0:
-        return -2
-    if check_finite(a) >= 0:
-        return -3
-    if use_fext:
-        for k in range(fext.shape[0]):
-            for i in range(6):
-                if not math.isfinite(fext[k, i]):
-                    return -4
-    return 0
-
-
 # ----------------------------------------------------------------------------------------------
 # Articulated-inertia rotations (inlined; used by the ABA and minv kernels)
 #
@@ -586,25 +545,3 @@ def _rot_gen(r00, r01, r02, r10, r11, r12, r20, r21, r22, g00, g01, g02, g10, g1
         r20 * t01 + r21 * t11 + r22 * t21,
         r20 * t02 + r21 * t12 + r22 * t22,
     )
-
-
-# ----------------------------------------------------------------------------------------------
-# Argument lengths of the entry kernels of the public fast path (see sinews._entry)
-
-#: Returned by the entry kernels when an argument has the wrong length (the checked path then
-#: reports it).
-BAD_SHAPE = -30
-
-
-@njit(cache=True)
-def _dims(mi):
-    nq = 0
-    nv = 0
-    for k in range(mi.shape[0]):
-        e = mi[k, MI_IQ] + mi[k, MI_NQ]
-        if e > nq:
-            nq = e
-        e = mi[k, MI_IV] + mi[k, MI_NV]
-        if e > nv:
-            nv = e
-    return nq, nv
