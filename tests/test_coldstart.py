@@ -158,3 +158,33 @@ def test_warmup_simulation_covers_the_default_steppers_kernels():
                    "sinews.sim._step_kernels.coulomb_step"):
         assert kernel in out["warm"], kernel
     assert out["grew"] == [], out["grew"]
+
+
+def test_warmup_compiles_each_core_kernel_once_without_literal_specialisations():
+    """``sinews.warmup()`` (in one process) compiles every core kernel for one signature.  A
+    kernel called from another kernel with a bare integer (``f(x, 2)``) is typed
+    ``Literal[int](2)`` and compiled again beside its ``int64`` version: for the joint pass that
+    is 4 s of cold start per literal (pass ``np.int64(2)``)."""
+    out = run_fresh(
+        """
+        import json, sys
+        from numba.core.registry import CPUDispatcher
+        import sinews
+
+        sinews.warmup(processes=1)
+        found = {}
+        for name, mod in list(sys.modules.items()):
+            if not name.startswith("sinews") or mod is None:
+                continue
+            for obj in list(vars(mod).values()):
+                if isinstance(obj, CPUDispatcher) and obj.py_func.__module__.startswith("sinews"):
+                    key = obj.py_func.__module__ + "." + obj.py_func.__qualname__
+                    found[key] = sorted(str(s) for s in obj.signatures)
+        print(json.dumps(found))
+        """
+    )
+    assert len(out) > 20  # the core kernels were reached
+    literal = {k: s for k, s in out.items() if any("Literal" in x for x in s)}
+    assert literal == {}, literal
+    twice = {k: s for k, s in out.items() if len(s) > 1}
+    assert twice == {}, twice

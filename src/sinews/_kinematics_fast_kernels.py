@@ -221,13 +221,13 @@ def jacobian_time_variation_f(q, v, row, x, ref, pool, buf):
 @njit(cache=True)
 def center_of_mass_f(q, pool, buf):
     """Position of the centre of mass into the next slot of ``pool`` (K x 3)."""
-    return _com_f(q, q, 0, pool, buf)
+    return _com_f(q, q, np.int64(0), pool, buf)
 
 
 @njit(cache=True)
 def com_velocity_f(q, v, pool, buf):
     """Velocity of the centre of mass into the next slot of ``pool`` (K x 3)."""
-    return _com_f(q, v, 1, pool, buf)
+    return _com_f(q, v, np.int64(1), pool, buf)
 
 
 @njit(cache=True)
@@ -271,7 +271,7 @@ def com_jacobian_f(q, pool, buf):
         return POOL_FULL
     t = ib[H_TMP] + 3
     o = ib[H_ALL]
-    code = center_of_mass_links(q, q, 2, buf[t : t + 6], pool[slot], mi, mf, ws, ib[o : o + ib[H_NL]])
+    code = center_of_mass_links(q, q, np.int64(2), buf[t : t + 6], pool[slot], mi, mf, ws, ib[o : o + ib[H_NL]])
     if code != 0:
         return code if code < 0 else REFUSED
     ib[H_SLOT_J3] = slot + 1

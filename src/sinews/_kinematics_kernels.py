@@ -250,7 +250,7 @@ def frame_jacobian(q, row, x, ref, J, mi, mf, ws, pl):
             return code
     k = int(pl[row * PL_STRIDE + PL_LINK])
     if k < 0:
-        return frame_jacobian_chain(q, row, x, ref, J, mi, mf, ws, pl, mi[0], 0)
+        return frame_jacobian_chain(q, row, x, ref, J, mi, mf, ws, pl, mi[0], np.int64(0))
     chain, n = support_chain(k, mi)
     return frame_jacobian_chain(q, row, x, ref, J, mi, mf, ws, pl, chain, n)
 
@@ -418,7 +418,7 @@ def center_of_mass_links(q, v, flags, out, J, mi, mf, ws, links):
     if nl == 0:
         return 1
     if usev:
-        joint_pass(q, v, mi, mf, ws, 3)
+        joint_pass(q, v, mi, mf, ws, np.int64(3))
     else:
         chain_poses(q, mi, mf, ws, links, nl)
     total = 0.0

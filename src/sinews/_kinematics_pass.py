@@ -10,6 +10,8 @@ last bit, up to the sign of zeros).  Every other joint goes through the general 
 
 import math
 
+import numpy as np
+
 from ._jit import njit
 from ._joint_pass import joint_pass_links
 from ._layout import MF_AXIS, MF_HEADER, MF_JP, MF_JR, MF_STRIDE, MI_AXIS, MI_IQ, MI_PARENT, MI_TYPE, WS_OP, WS_OR, WS_STRIDE
@@ -25,7 +27,7 @@ def chain_poses(q, mi, mf, ws, chain, n):
         jt = mi[k, MI_TYPE]
         ac = mi[k, MI_AXIS]
         if not ((jt == JT_REVOLUTE and 1 <= ac <= 3) or jt == JT_PRISMATIC):
-            joint_pass_links(q, q, mi, mf, ws, 2, chain[kk:], 1)
+            joint_pass_links(q, q, mi, mf, ws, np.int64(2), chain[kk:], np.int64(1))
             continue
         b = MF_HEADER + k * MF_STRIDE
         j = b + MF_JR
