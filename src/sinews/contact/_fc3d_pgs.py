@@ -104,6 +104,27 @@ def _stop(it, max_iter, proxy, proxy_tol, check_every):
     return proxy <= proxy_tol or it % check_every == 0 or it == max_iter
 
 
+@njit(inline="always", cache=True)
+def dense_check(W, q, mu, r, u, F, work, scale, tol, floor, target, proxy, proxy_tol):
+    """The convergence test of the dense PGS kernels after a sweep that :func:`_stop` selected
+    (here and in :func:`sinews.sim._step_pgs.pgs_blocks`): ``u = W r + q``, the natural-map
+    error, and the careful verdict when that error passes the internal ``target`` (which is
+    lowered when the verdict fails).  Returns ``(done, converged, err, target, proxy_tol)``:
+    ``done`` on convergence or overflow (no point in sweeping on)."""
+    _dense_u(W, q, r, u)
+    err = np.sqrt(natural_map_sq_sum(r, u, mu, 3)) / scale
+    if not np.isfinite(err):
+        return True, False, err, target, proxy_tol
+    if err <= target:
+        err, tier = careful_error_dense(W, q, mu, r, 3, scale, tol, floor, u, F, work)
+        if err <= tol:
+            return True, True, err, target, proxy_tol
+        target = 0.5 * min(target, tol * tol / err)
+    if proxy <= proxy_tol:
+        proxy_tol *= 0.1
+    return False, False, err, target, proxy_tol
+
+
 @njit(cache=True, nogil=True, fastmath=_FASTMATH)
 def pgs_kernel(W, q, mu, r, buf, tol, max_iter, omega, check_every, scale, careful):
     """Run PGS sweeps in place on r (warm start); returns (iterations, error, converged).
@@ -144,18 +165,10 @@ def pgs_kernel(W, q, mu, r, buf, tol, max_iter, omega, check_every, scale, caref
             rmax = max(rmax, v)
         proxy = dmax / max(rmax, 1e-300)
         if _stop(it, max_iter, proxy, proxy_tol, check_every):
-            _dense_u(W, q, r, u)
-            err = np.sqrt(natural_map_sq_sum(r, u, mu, 3)) / scale
-            if not np.isfinite(err):  # overflow: no point in sweeping on
+            done, converged, err, target, proxy_tol = dense_check(W, q, mu, r, u, F, work, scale, tol, floor,
+                                                                  target, proxy, proxy_tol)
+            if done:
                 break
-            if err <= target:
-                err, tier = careful_error_dense(W, q, mu, r, 3, scale, tol, floor, u, F, work)
-                if err <= tol:
-                    converged = True
-                    break
-                target = 0.5 * min(target, tol * tol / err)
-            if proxy <= proxy_tol:
-                proxy_tol *= 0.1
     if not converged and careful:
         err, tier = careful_error_dense(W, q, mu, r, 3, scale, tol, floor, u, F, work)
     return it, err, converged

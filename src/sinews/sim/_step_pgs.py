@@ -16,9 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import njit
-from ..contact._fc3d_cone import natural_map_sq_sum
 from ..contact._fc3d_exact import careful_error_dense, verdict_floor
-from ..contact._fc3d_pgs import _dense_u, _stop
+from ..contact._fc3d_pgs import _stop, dense_check
 
 
 @njit(inline="always", cache=True)
@@ -94,18 +93,10 @@ def pgs_blocks(W, q, mu, r, buf, nb, nbr, tol, max_iter, omega, check_every, sca
             rmax = max(rmax, v)
         proxy = dmax / max(rmax, 1e-300)
         if _stop(it, max_iter, proxy, proxy_tol, check_every):
-            _dense_u(W, q, r, u)
-            err = np.sqrt(natural_map_sq_sum(r, u, mu, 3)) / scale
-            if not np.isfinite(err):  # overflow: no point in sweeping on
+            done, converged, err, target, proxy_tol = dense_check(W, q, mu, r, u, F, work, scale, tol, floor,
+                                                                  target, proxy, proxy_tol)
+            if done:
                 break
-            if err <= target:
-                err, tier = careful_error_dense(W, q, mu, r, 3, scale, tol, floor, u, F, work)
-                if err <= tol:
-                    converged = True
-                    break
-                target = 0.5 * min(target, tol * tol / err)
-            if proxy <= proxy_tol:
-                proxy_tol *= 0.1
     if not converged and careful:
         err, tier = careful_error_dense(W, q, mu, r, 3, scale, tol, floor, u, F, work)
     return it, err, converged
