@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import numba
+import numpy as np
 import pytest
 
 import sinews
@@ -110,3 +111,35 @@ def test_cached_kernels_carry_the_closure_stamp(module):
         stamp = k._cache._impl.locator.get_source_stamp()
         assert stamp[0] == "sinews-closure-1", k
         assert stamp[1] == _jit.closure_digest(Path(mod.__file__))
+
+
+def test_numba_disable_jit_still_runs_the_algorithms_in_python():
+    """``NUMBA_DISABLE_JIT=1`` (Numba's debugging mode: kernels run as Python) imports the kernel
+    modules and runs the algorithms (slowly) with the same results."""
+    code = textwrap.dedent("""
+        import json
+        import numpy as np
+        import sinews
+        from sinews.sample_models import random_tree
+
+        m = random_tree(4, 2, joint_types=["RX", "Spherical", "Prismatic"])
+        rng = np.random.default_rng(0)
+        q = sinews.random_configuration(m, rng)
+        v, a = rng.normal(size=m.nv), rng.normal(size=m.nv)
+        print(json.dumps([sinews.rnea(m, q, v, a).tolist(), sinews.aba(m, q, v, a).tolist()]))
+    """)
+    import json
+    import os
+
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    tau, qdd = (np.array(x) for x in json.loads(out.stdout.strip().splitlines()[-1]))
+    from sinews.sample_models import random_tree
+
+    m = random_tree(4, 2, joint_types=["RX", "Spherical", "Prismatic"])
+    rng = np.random.default_rng(0)
+    q = sinews.random_configuration(m, rng)
+    v, a = rng.normal(size=m.nv), rng.normal(size=m.nv)
+    np.testing.assert_allclose(tau, sinews.rnea(m, q, v, a), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(qdd, sinews.aba(m, q, v, a), rtol=1e-12, atol=1e-12)

@@ -155,6 +155,8 @@ def njit(*args, cache: bool = False, **options):
 
     def decorate(function):
         dispatcher = numba.njit(**options)(function)
+        if not hasattr(dispatcher, "py_func"):  # NUMBA_DISABLE_JIT=1: the plain Python function
+            return dispatcher
         dispatcher._cache = _PackageFunctionCache(dispatcher.py_func)
         if sigs is not None:
             for sig in sigs if isinstance(sigs, list) else [sigs]:
