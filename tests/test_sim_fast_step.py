@@ -102,7 +102,7 @@ def test_compiled_run_matches_general_run(monkeypatch, builder):
 
 
 def test_unsupported_pair_hands_the_step_to_the_general_path(monkeypatch):
-    # two capsules touching: no capsule-capsule routine in the kernel -> general path, same result
+    # a capsule touching a box: no capsule-box routine in the kernel -> general path, same result
     m = sinews.Model()
     I = SpatialInertia(1.0, np.zeros(3), np.eye(3) * 0.01)
     m.add_body("world", sinews.joints.FreeFlyer(), inertia=I, name="c1")
@@ -110,7 +110,7 @@ def test_unsupported_pair_hands_the_step_to_the_general_path(monkeypatch):
     s = Scene(m)
     s.add_ground()
     s.add_geometry("c1", Capsule(0.05, 0.3))
-    s.add_geometry("c2", Capsule(0.05, 0.3))
+    s.add_geometry("c2", Box([0.1, 0.1, 0.1]))
     q0 = np.concatenate([ex.free_q([0, 0, 0.2]), ex.free_q([0.0, 0.09, 0.2])])
     st = CoulombStepper()
     calls = []
@@ -123,7 +123,55 @@ def test_unsupported_pair_hands_the_step_to_the_general_path(monkeypatch):
     monkeypatch.setattr(CoulombStepper, "_general_step", spy)
     out = st.step(s, q0, np.zeros(12), np.zeros(12), 1e-3)
     assert st._fast[3] is not None and calls  # eligible scene, but this step went general
-    assert np.any((out.contacts.geom_a == 1) & (out.contacts.geom_b == 2))  # the capsule pair
+    assert np.any((out.contacts.geom_a == 1) & (out.contacts.geom_b == 2))  # the capsule-box pair
+
+
+def test_capsule_pairs_are_compiled_and_agree_with_the_general_path(monkeypatch):
+    """Capsule-capsule and sphere-capsule (both orders) are kernel pairs: the step stays on the
+    compiled path and agrees with the general path's (narrow_phase) contacts and step."""
+    m = sinews.Model()
+    I = SpatialInertia(1.0, np.zeros(3), np.eye(3) * 0.01)
+    for name in ("ball", "c1", "c2", "ball2"):
+        m.add_body("world", sinews.joints.FreeFlyer(), inertia=I, name=name)
+    s = Scene(m)
+    s.add_ground()
+    s.add_geometry("ball", Sphere(0.05))
+    s.add_geometry("c1", Capsule(0.05, 0.3))
+    s.add_geometry("c2", Capsule(0.05, 0.3))
+    s.add_geometry("ball2", Sphere(0.04))
+    tilt = Transform.rot_axis(np.array([0.0, 1.0, 0.0]), 0.1).R
+    p2 = np.array([0.0, 0.098, 0.3])
+    top = p2 + tilt[:, 2] * (0.15 + 0.05 + 0.04 - 0.001)  # ball2 resting on c2's upper end
+    q0 = np.concatenate([ex.free_q([0.0, -0.099, 0.3]), ex.free_q([0, 0, 0.3]), ex.free_q(p2, tilt),
+                         ex.free_q(top)])
+    v0 = np.zeros(m.nv)
+    v0[3:6] = [0.0, 0.3, -0.2]
+    calls = []
+    orig = CoulombStepper._general_step
+
+    def spy(self, *args):
+        calls.append(1)
+        return orig(self, *args)
+
+    fast, general = CoulombStepper(), CoulombStepper()
+    with monkeypatch.context() as mp:
+        mp.setattr(CoulombStepper, "_general_step", spy)
+        a = fast.step(s, q0, v0, np.zeros(m.nv), 1e-3)
+    assert fast._fast[3] is not None and not calls  # compiled
+    pairs = {tuple(sorted(p)) for p in zip(a.contacts.geom_a.tolist(), a.contacts.geom_b.tolist())}
+    assert {(1, 2), (2, 3), (3, 4)} <= pairs, pairs  # sphere-capsule, capsule-capsule, capsule-sphere
+    with monkeypatch.context() as mp:
+        _general(mp)
+        b = general.step(s, q0, v0, np.zeros(m.nv), 1e-3)
+        assert general._fast[3] is None
+    assert np.array_equal(a.contacts.geom_a, b.contacts.geom_a)
+    assert np.array_equal(a.contacts.geom_b, b.contacts.geom_b)
+    np.testing.assert_allclose(a.contacts.points, b.contacts.points, atol=1e-12)
+    np.testing.assert_allclose(a.contacts.normals, b.contacts.normals, atol=1e-12)
+    np.testing.assert_allclose(a.contacts.distances, b.contacts.distances, atol=1e-12)
+    np.testing.assert_allclose(a.impulses, b.impulses, atol=1e-6 * (1 + np.abs(b.impulses).max(initial=0)))
+    np.testing.assert_allclose(a.v, b.v, atol=1e-6)
+    np.testing.assert_allclose(a.q, b.q, atol=1e-9)
 
 
 def test_constraints_take_the_general_path():
@@ -336,7 +384,7 @@ def test_recorded_contacts_of_a_run_mixing_both_paths(monkeypatch):
 
 
 def _capsules():
-    """Two touching capsules above the ground: a pair without a compiled routine (hand-backs)."""
+    """A capsule touching a box above the ground: a pair without a compiled routine (hand-backs)."""
     m = sinews.Model()
     I = SpatialInertia(1.0, np.zeros(3), np.eye(3) * 0.01)
     m.add_body("world", sinews.joints.FreeFlyer(), inertia=I, name="c1")
@@ -344,7 +392,7 @@ def _capsules():
     s = Scene(m)
     s.add_ground()
     s.add_geometry("c1", Capsule(0.05, 0.3))
-    s.add_geometry("c2", Capsule(0.05, 0.3))
+    s.add_geometry("c2", Box([0.1, 0.1, 0.1]))
     return s, np.concatenate([ex.free_q([0, 0, 0.051]), ex.free_q([0.0, 0.099, 0.051])]), np.zeros(12)
 
 

@@ -5,10 +5,12 @@
 half-space against the support points of the other shapes (the formulas of
 :func:`sinews.geometry.contacts._halfspace_batch`), keeps the pairs of the others whose bounding
 boxes (grown by the margin) overlap, and calls the narrow phase of box-box
-(:func:`sinews.geometry._box_kernels.box_pair`), sphere-sphere and sphere-box pairs (the formulas
-of :mod:`sinews.geometry.narrow_phase`; a point is a sphere of radius 0), in the order of
-:func:`sinews.geometry.contacts.find_contacts`.  It returns -1 for a candidate pair without a
-routine here (the caller takes the general path) and -2 when the contact buffers are full.
+(:func:`sinews.geometry._box_kernels.box_pair`), sphere-sphere, sphere-box, sphere-capsule and
+capsule-capsule pairs (the formulas of :mod:`sinews.geometry.narrow_phase`: a point is a sphere
+of radius 0, a capsule pair is the ball pair at the closest points of the segments, Ericson
+5.1.9), in the order of :func:`sinews.geometry.contacts.find_contacts`.  It returns -1 for a
+candidate pair without a routine here (capsule-box: the caller takes the general path) and -2
+when the contact buffers are full.
 
 The kernel allocates nothing (performance notes, item 1): the bounding boxes are tested pair by
 pair in (i, j) order (the pairs a sweep and prune would return, in the order the general path
@@ -26,6 +28,9 @@ import numpy as np
 from .._jit import njit
 
 from ._box_kernels import box_pair
+from ._fma import dot3
+
+_TINY = 1e-300  # a segment shorter than sqrt(_TINY) is a point (as in narrow_phase)
 
 # geometry kinds (column 0 of gi)
 K_HALFSPACE = 0
@@ -112,6 +117,73 @@ def _sphere_box(c0, c1, c2, r, b, gR, gp, gf, margin, sign, ga, gb, k, ci, cf):
 
 
 @njit(inline="always", cache=True)
+def _segments_closest(p0, p1, p2, q0, q1, q2, s0, s1, s2, t0, t1, t2):
+    """Closest points of the segments ``[p, q]`` and ``[s, t]`` (Ericson 5.1.9), as
+    :func:`sinews.geometry.narrow_phase.segment_closest_points` computes them."""
+    d10, d11, d12 = q0 - p0, q1 - p1, q2 - p2
+    d20, d21, d22 = t0 - s0, t1 - s1, t2 - s2
+    r0, r1, r2 = p0 - s0, p1 - s1, p2 - s2
+    a = dot3(d10, d11, d12, d10, d11, d12)
+    e = dot3(d20, d21, d22, d20, d21, d22)
+    f = dot3(d20, d21, d22, r0, r1, r2)
+    if a <= _TINY and e <= _TINY:
+        return p0, p1, p2, s0, s1, s2
+    if a <= _TINY:
+        sp = 0.0
+        tp = min(max(f / e, 0.0), 1.0)
+    else:
+        c = dot3(d10, d11, d12, r0, r1, r2)
+        if e <= _TINY:
+            tp = 0.0
+            sp = min(max(-c / a, 0.0), 1.0)
+        else:
+            b = dot3(d10, d11, d12, d20, d21, d22)
+            denom = a * e - b * b
+            sp = min(max((b * f - c * e) / denom, 0.0), 1.0) if denom > 1e-12 * a * e else 0.0
+            tp = (b * sp + f) / e
+            if tp < 0.0:
+                tp = 0.0
+                sp = min(max(-c / a, 0.0), 1.0)
+            elif tp > 1.0:
+                tp = 1.0
+                sp = min(max((b - c) / a, 0.0), 1.0)
+    return (p0 + d10 * sp, p1 + d11 * sp, p2 + d12 * sp,
+            s0 + d20 * tp, s1 + d21 * tp, s2 + d22 * tp)
+
+
+@njit(inline="always", cache=True)
+def _capsule_ends(gR, gp, gf, g):
+    """The end points ``p -+ R[:, 2] length / 2`` of capsule ``g``'s segment."""
+    h = gf[g, 13]
+    a0 = gR[g, 0, 2] * h
+    a1 = gR[g, 1, 2] * h
+    a2 = gR[g, 2, 2] * h
+    return gp[g, 0] - a0, gp[g, 1] - a1, gp[g, 2] - a2, gp[g, 0] + a0, gp[g, 1] + a1, gp[g, 2] + a2
+
+
+@njit(inline="always", cache=True)
+def _ball_pair(c0, c1, c2, r1, e0, e1, e2, r2, margin, sign, ga, gb, k, ci, cf):
+    """The contact of the balls ``(c, r1)`` and ``(e, r2)`` as the general path's
+    ``_sphere_sphere`` (normal from the first ball; ``sign = -1`` reverses it for a swapped
+    pair); returns the new count."""
+    d0 = e0 - c0
+    d1 = e1 - c1
+    d2 = e2 - c2
+    L = math.sqrt(dot3(d0, d1, d2, d0, d1, d2))
+    if L > 1e-12:
+        n0, n1, n2 = d0 / L, d1 / L, d2 / L
+    else:
+        n0, n1, n2 = 0.0, 0.0, 1.0
+    dist = L - r1 - r2
+    if dist <= margin:
+        f = r1 + 0.5 * dist
+        _add_contact(k, ga, gb, c0 + n0 * f, c1 + n1 * f, c2 + n2 * f, sign * n0, sign * n1, sign * n2,
+                     dist, ci, cf)
+        return k + 1
+    return k
+
+
+@njit(inline="always", cache=True)
 def _extent(gi, gR, gf, g, c):
     """Half width along world axis ``c`` of geometry ``g``'s bounding box."""
     kind = gi[g, 0]
@@ -127,7 +199,7 @@ def _extent(gi, gR, gf, g, c):
 @njit(cache=True)
 def collide(gi, gf, pair, sup, lp, margin, gR, gp, ci, cf, pts, nrm, dst):
     """Contacts of the posed geometries into ci (ga, gb) and cf (point, normal, distance);
-    returns the count, or -1 (a pair without a routine here) or -2 (capacity).
+    returns the count, or -1 (a pair without a routine here: capsule-box) or -2 (capacity).
 
     ``gR`` (n, 3, 3), ``gp`` (n, 3): the world poses (written); ``pts``, ``nrm``: (>= 8, 3)
     scratch (box-box face clipping); ``dst`` is not used (kept for the callers)."""
@@ -234,6 +306,29 @@ def collide(gi, gf, pair, sup, lp, margin, gR, gp, ci, cf, pts, nrm, dst):
                     return -2
                 r2 = gf[j, 12] if kj == K_SPHERE else 0.0
                 k = _sphere_box(gp[j, 0], gp[j, 1], gp[j, 2], r2, i, gR, gp, gf, margin, -1.0, i, j, k, ci, cf)
-            else:
+            elif ki == K_CAPSULE and kj == K_CAPSULE:
+                if k >= cap:
+                    return -2
+                a0, a1, a2, b0, b1, b2 = _capsule_ends(gR, gp, gf, i)
+                c0, c1, c2, e0, e1, e2 = _capsule_ends(gR, gp, gf, j)
+                x0, x1, x2, y0, y1, y2 = _segments_closest(a0, a1, a2, b0, b1, b2, c0, c1, c2, e0, e1, e2)
+                k = _ball_pair(x0, x1, x2, gf[i, 12], y0, y1, y2, gf[j, 12], margin, 1.0, i, j, k, ci, cf)
+            elif (ki == K_SPHERE or ki == K_POINT) and kj == K_CAPSULE:
+                if k >= cap:
+                    return -2
+                r1 = gf[i, 12] if ki == K_SPHERE else 0.0
+                c0, c1, c2, e0, e1, e2 = _capsule_ends(gR, gp, gf, j)
+                _, _, _, y0, y1, y2 = _segments_closest(gp[i, 0], gp[i, 1], gp[i, 2], gp[i, 0], gp[i, 1], gp[i, 2],
+                                                        c0, c1, c2, e0, e1, e2)
+                k = _ball_pair(gp[i, 0], gp[i, 1], gp[i, 2], r1, y0, y1, y2, gf[j, 12], margin, 1.0, i, j, k, ci, cf)
+            elif ki == K_CAPSULE and (kj == K_SPHERE or kj == K_POINT):
+                if k >= cap:
+                    return -2
+                r2 = gf[j, 12] if kj == K_SPHERE else 0.0
+                c0, c1, c2, e0, e1, e2 = _capsule_ends(gR, gp, gf, i)
+                _, _, _, y0, y1, y2 = _segments_closest(gp[j, 0], gp[j, 1], gp[j, 2], gp[j, 0], gp[j, 1], gp[j, 2],
+                                                        c0, c1, c2, e0, e1, e2)
+                k = _ball_pair(gp[j, 0], gp[j, 1], gp[j, 2], r2, y0, y1, y2, gf[i, 12], margin, -1.0, i, j, k, ci, cf)
+            else:  # capsule-box: the general path
                 return -1
     return k
