@@ -203,18 +203,6 @@ def _row_placement(model, d, q, row) -> Transform:
     return _transform(out)
 
 
-def _fast(model, kernel, kind, *inputs):
-    """The result of ``kernel(*inputs, pool, buf)`` on this thread's state (a new pool when the
-    pool of ``kind`` is used up), or ``None``: take the checked path."""
-    s = model._tls.kin
-    i = kernel(*inputs, getattr(s, kind + "p"), s.buf)
-    if i >= 0:
-        return getattr(s, kind)[i]
-    if i == POOL_FULL:
-        return retry(model, kind, kernel, *inputs)
-    return None
-
-
 def body_placement(model: Model, q: ArrayLike, body: int | str, data: Data | None = None) -> Transform:
     """World pose of one body at ``q`` (nq,) (kinematics along its support chain only)."""
     if data is None and type(body) in _KEYS:
@@ -268,7 +256,7 @@ def point_jacobian_6d(model: Model, q: ArrayLike, body: int | str, point: ArrayL
             i = _FJ(q, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, s.J6p, s.buf)
             if i >= 0:
                 return s.J6[i]
-            if i == POOL_FULL and (J := _fast(model, _FJ, "J6", q, s.body_rows[body], _point(point), 2)) is not None:
+            if i == POOL_FULL and (J := retry(model, "J6", _FJ, q, s.body_rows[body], _point(point), 2)) is not None:
                 return J
         except Exception:
             pass
@@ -285,7 +273,7 @@ def point_jacobian(model: Model, q: ArrayLike, body: int | str, point: ArrayLike
             i = _FJ(q, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, s.J3p, s.buf)
             if i >= 0:
                 return s.J3[i]
-            if i == POOL_FULL and (J := _fast(model, _FJ, "J3", q, s.body_rows[body], _point(point), 2)) is not None:
+            if i == POOL_FULL and (J := retry(model, "J3", _FJ, q, s.body_rows[body], _point(point), 2)) is not None:
                 return J
         except Exception:
             pass
@@ -313,7 +301,7 @@ def body_jacobian(model: Model, q: ArrayLike, body: int | str, frame: str = "loc
             i = _FJK(q, s.body_keys[frame][body], s.J6p, s.buf)
             if i >= 0:
                 return s.J6[i]
-            if i == POOL_FULL and (J := _fast(model, _FJK, "J6", q, s.body_keys[frame][body])) is not None:
+            if i == POOL_FULL and (J := retry(model, "J6", _FJK, q, s.body_keys[frame][body])) is not None:
                 return J
         except Exception:
             pass
@@ -339,7 +327,7 @@ def frame_jacobian(model: Model, q: ArrayLike, frame: int | str, reference: str 
             i = _FJK(q, s.frame_keys[reference][frame], s.J6p, s.buf)
             if i >= 0:
                 return s.J6[i]
-            if i == POOL_FULL and (J := _fast(model, _FJK, "J6", q, s.frame_keys[reference][frame])) is not None:
+            if i == POOL_FULL and (J := retry(model, "J6", _FJK, q, s.frame_keys[reference][frame])) is not None:
                 return J
         except Exception:
             pass
@@ -383,7 +371,7 @@ def frame_jacobian_time_variation(model: Model, q: ArrayLike, v: ArrayLike, fram
             i = _DJK(q, v, s.frame_keys[reference][frame], s.J6p, s.buf)
             if i >= 0:
                 return s.J6[i]
-            if i == POOL_FULL and (J := _fast(model, _DJK, "J6", q, v, s.frame_keys[reference][frame])) is not None:
+            if i == POOL_FULL and (J := retry(model, "J6", _DJK, q, v, s.frame_keys[reference][frame])) is not None:
                 return J
         except Exception:
             pass
@@ -404,7 +392,7 @@ def point_jacobian_time_variation_6d(model: Model, q: ArrayLike, v: ArrayLike, b
             i = _DJ(q, v, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, s.J6p, s.buf)
             if i >= 0:
                 return s.J6[i]
-            if i == POOL_FULL and (J := _fast(model, _DJ, "J6", q, v, s.body_rows[body], _point(point), 2)) is not None:
+            if i == POOL_FULL and (J := retry(model, "J6", _DJ, q, v, s.body_rows[body], _point(point), 2)) is not None:
                 return J
         except Exception:
             pass
@@ -421,7 +409,7 @@ def point_jacobian_time_variation(model: Model, q: ArrayLike, v: ArrayLike, body
             i = _DJ(q, v, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, s.J3p, s.buf)
             if i >= 0:
                 return s.J3[i]
-            if i == POOL_FULL and (J := _fast(model, _DJ, "J3", q, v, s.body_rows[body], _point(point), 2)) is not None:
+            if i == POOL_FULL and (J := retry(model, "J3", _DJ, q, v, s.body_rows[body], _point(point), 2)) is not None:
                 return J
         except Exception:
             pass
