@@ -49,8 +49,15 @@ def _module_file(directory: Path, dotted: str) -> Path | None:
     return None
 
 
-def _imports_of(path: Path, root: Path) -> list[Path]:
-    """The sinews source files that ``path`` imports (directly)."""
+def _imports_of(path: Path, root: Path) -> tuple[Path, ...]:
+    """The sinews source files that ``path`` imports (directly); read once per process and
+    version of the file (closures of different modules share most of their files)."""
+    st = path.stat()
+    return _imports_cached(path, root, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=None)
+def _imports_cached(path: Path, root: Path, mtime_ns: int, size: int) -> tuple[Path, ...]:
     text = path.read_text(encoding="utf-8")
     found: list[Path] = []
     for dots, module, names in _FROM.findall(text):
@@ -76,7 +83,7 @@ def _imports_of(path: Path, root: Path) -> list[Path]:
         target = _module_file(root, dotted.partition(".")[2])
         if target is not None:
             found.append(target)
-    return [f.resolve() for f in found if f.resolve().is_relative_to(root)]
+    return tuple(r for r in (f.resolve() for f in found) if r.is_relative_to(root))
 
 
 def source_closure(path: str | Path, root: str | Path = PACKAGE_ROOT) -> list[Path]:
