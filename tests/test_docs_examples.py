@@ -82,6 +82,8 @@ def doc_pages() -> list[Path]:
 
 
 PAGES = doc_pages()
+ALL_PAGES = [ROOT / "README.md"] + sorted(p for p in DOCS.rglob("*.md")
+                                          if not any(ex == p.parent or ex in p.parents for ex in EXCLUDED_DIRS))
 
 
 @pytest.fixture
@@ -293,6 +295,30 @@ def test_page_examples_use_only_the_public_api(page: Path):
         bad += [f"{rel}: block at line {line}: uses {m.group(0)!r}"
                 for m in re.finditer(r"\bsinews(?:\.[A-Za-z]\w*)*\._\w+", code)]
     assert not bad, "\n".join(bad)
+
+
+SHELL_LANGS = {"console", "bash", "sh", "shell", "shell-session"}
+
+
+@pytest.mark.parametrize("page", ALL_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_page_commands_use_only_the_public_api(page: Path):
+    """Commands a user copies (shell blocks, inline ``python -c "..."``) use no private module
+    either (``python -c "from sinews._warmup import ..."`` once slipped through)."""
+    rel = page.relative_to(ROOT).as_posix()
+    text = page.read_text(encoding="utf-8")
+    commands = [code for _, lang, code in extract_blocks(text) if lang in SHELL_LANGS]
+    commands += re.findall(r"`(python3? -[cm] [^`]*)`", text)
+    bad = [f"{rel}: {m.group(0)!r}" for code in commands
+           for m in re.finditer(r"\bsinews(?:\.[A-Za-z]\w*)*\._\w+|from sinews(?:\.\w+)* import _\w+", code)]
+    assert not bad, "\n".join(bad)
+
+
+def test_command_check_catches_a_private_module():
+    """The pattern of :func:`test_page_commands_use_only_the_public_api` can fail."""
+    pattern = r"\bsinews(?:\.[A-Za-z]\w*)*\._\w+|from sinews(?:\.\w+)* import _\w+"
+    assert re.search(pattern, 'python -c "from sinews._warmup import warmup_simulation"')
+    assert re.search(pattern, "python -m sinews.bench._timing")
+    assert not re.search(pattern, 'python -c "import sinews; sinews.warmup(simulation=True)"')
 
 
 def test_private_import_pattern():

@@ -168,15 +168,23 @@ def load_urdf(source, floating_base: bool = False, **kwargs):
     return _load(source, floating_base=floating_base, **kwargs)
 
 
-def warmup(processes: int | None = None) -> None:
+def warmup(processes: int | None = None, simulation: bool = False) -> None:
     """Compile (or load from the on-disk cache) every core kernel now, on a tiny model.
 
     ``processes``: how many child processes compile groups of kernels in parallel into the
     on-disk cache before this process loads them (``None``: one per group, at most one per
-    CPU; ``1``: compile here only).  See ``docs/cold-start.md``."""
-    from ._warmup import warmup as _warmup
+    CPU; ``1``: compile here only).  ``simulation``: also the kernels of the default
+    simulation stepper (collision, contact rows, the fused step), as the demos do before their
+    first step.  See ``docs/cold-start.md``."""
+    from . import _warmup
 
-    _warmup(processes)
+    if processes is not None and (isinstance(processes, bool) or not isinstance(processes, int) or processes < 1):
+        raise ValueError(f"processes: expected None or an integer >= 1, got {processes!r}")
+    if not isinstance(simulation, bool):
+        raise ValueError(f"simulation: expected True or False, got {simulation!r}")
+    _warmup.warmup(processes)
+    if simulation:
+        _warmup.warmup_simulation(processes)
 
 
 __all__ = [

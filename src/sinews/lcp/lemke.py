@@ -303,9 +303,12 @@ def solve_lemke(M: ArrayLike, q: ArrayLike, z0: ArrayLike | None = None, *, zero
     max_pivots : pivot limit (an integer >= 0, counted like ``pivots``), default
         min(1000, 50 n).
 
-    Returns an :class:`LCPResult`. ``pivots`` counts the pivots after the initial one that brings
-    the artificial variable into the basis (Drake's count); ``iterations`` counts every basis
-    change including that initial one (so iterations = pivots + 1 whenever pivoting started).
+    Returns
+    -------
+    LCPResult
+        ``pivots`` counts the pivots after the initial one that brings the artificial variable
+        into the basis (Drake's count); ``iterations`` counts every basis change including that
+        initial one (so iterations = pivots + 1 whenever pivoting started).
     """
     M, q = lcp_data(M, q)
     n = M.shape[0]

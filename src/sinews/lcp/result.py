@@ -119,9 +119,16 @@ def check_lcp(M: ArrayLike, q: ArrayLike, z: ArrayLike, tol: float | None = None
         Acceptance tolerance, a finite number >= 0; ``None`` selects
         ``sqrt(eps) * max(1, max|M|, max|q|)``.
 
-    Returns an :class:`LCPCheck` with w = M z + q and the measures defined in the module
-    docstring. A z so large that w = M z + q overflows the float range cannot be checked and
-    is refused (``ValueError`` naming z).
+    Returns
+    -------
+    LCPCheck
+        w = M z + q and the measures defined in the module docstring.
+
+    Raises
+    ------
+    ValueError
+        A z so large that w = M z + q overflows the float range cannot be checked and is
+        refused (the message names z).
     """
     M, q = lcp_data(M, q)
     z = as_vector(z, "z", M.shape[0])
