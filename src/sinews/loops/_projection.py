@@ -8,7 +8,10 @@ the smallest kinetic-metric correction at the position level):
   until ``max |phi| <= tol``;
 * velocities: ``[M G^T; G 0] [v+; y] = [M v; 0]``.
 
-Redundant constraints (rank-deficient ``G``) get the minimum-norm least-squares answer.
+Rows of ``G`` that are zero up to rounding (the out-of-plane rows of a planar mechanism closed
+by a ``pin`` loop joint, for instance) are left out of the KKT system: they constrain nothing, and
+without them the system is regular and solved directly.  Other redundant constraints
+(rank-deficient ``G``) get the minimum-norm least-squares answer.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import numpy as np
 from .._checks import NonFiniteResultError, integer, real_scalar
 from ..configuration import integrate
 from ..constraints._kinematics import Overflow
+from ..constraints._linalg import ZERO_ROW_RTOL
 from ..constraints.constraint_set import ConstraintSet
 from ..constraints.forward_dynamics import forward_dynamics_constraints
 from ..constraints.system import constraint_jacobian, constraint_position_error
@@ -28,7 +32,17 @@ from .nodes import cut_joint_forces
 __all__ = ["ClosedChain"]
 
 
+def _live(G):
+    """The rows of ``G`` that are not zero up to rounding (as
+    :func:`sinews.constraints._linalg.zero_tiny_rows` decides)."""
+    a = np.abs(G)
+    return a.max(axis=1) > ZERO_ROW_RTOL * max(1.0, float(a.max()))
+
+
 def _kkt(M, G, top, bottom):
+    keep = _live(G)
+    if not keep.all():
+        G, bottom = G[keep], bottom[keep]
     n, c = M.shape[0], G.shape[0]
     A = np.zeros((n + c, n + c))
     A[:n, :n] = M
