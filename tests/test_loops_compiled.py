@@ -106,6 +106,8 @@ def test_loops_bench_runs_and_agrees():
     assert not problems
     names = {(r["model"], r["algorithm"]) for r in rows}
     assert ("fourbar", "forward_dynamics_constraints[tree_augmented]") in names
+    for model in ("fourbar-pin", "slider_crank-pin"):  # the pin loop joint versions (5 rows, rank 2)
+        assert {(model, f"forward_dynamics_constraints[{m}]") for m in loops.METHODS} <= names
     assert {"model", "algorithm", "sinews_us", "peer", "peer_us", "ratio"} <= set(rows[0])
     assert np.isfinite(exponent)
 
@@ -163,7 +165,8 @@ def test_compiled_impulses_of_mixed_sets():
 
 def test_coordinate_only_set_and_a_row_on_a_welded_body():
     """No pair rows at all (a gear only); a contact on a body welded to the world (a zero row:
-    redundant, flagged, minimum-norm zero multiplier) next to a regular one."""
+    redundant, flagged, minimum-norm zero multiplier, solved in the kernel) next to a regular
+    one."""
     m = Model()
     inertia = SpatialInertia(1.0, (0.3, 0, 0), np.eye(3) * 0.1)
     a = m.add_body(0, joints.RevoluteZ(), None, inertia, "a")
@@ -180,5 +183,6 @@ def test_coordinate_only_set_and_a_row_on_a_welded_body():
         for method in ("direct", "range_space_sparse", "tree_augmented"):
             r = forward_dynamics_constraints(m, q, v, tau, cs, method=method)
             assert np.allclose(r.qdd, ref.qdd, atol=1e-12) and np.allclose(r.multipliers, ref.multipliers, atol=1e-12)
-            assert r.least_squares == redundant and r.converged
+            assert r.least_squares == redundant and r.converged and r.rank == ref.rank
+            assert compiled_mixed(m, cs).dynamics(q, v, tau, None, None, method) is not None
         assert compiled_mixed(m, cs) is not None

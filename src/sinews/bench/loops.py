@@ -14,9 +14,12 @@ one-call compiled path of loop sets (:mod:`sinews.constraints._compiled_mixed`):
     are checked against Pinocchio before timing (multipliers: sinews ``[angular; linear]`` on the
     successor, Pinocchio ``[linear; angular]`` on joint 1, so ``lambda_sinews = -P lambda_pin``).
     Peer: ``pinocchio.constraintDynamics``; target ratio <= 1.
-(b) **four-bar and slider-crank vs ABA on the same tree**: the demos' 3-DoF four-bar (pin
-    loop, 2-D: x, y, Rz rows ... as ``sinews demo fourbar`` builds it) and slider-crank; peer:
-    ``sinews.aba`` on the same model and state (the open tree); target ratio <= 2.
+(b) **four-bar and slider-crank vs ABA on the same tree**: the demos' 3-DoF four-bar and
+    slider-crank (``fourbar``, ``slider_crank``: 2 loop rows, x and y, as ``sinews demo
+    fourbar`` builds them) and the same mechanisms closed by a ``pin`` loop joint as
+    docs/loops.md teaches (``fourbar-pin``, ``slider_crank-pin``, from
+    :mod:`sinews.loops.examples`: 5 rows of rank 2, flagged least squares, solved in the
+    kernel); peer: ``sinews.aba`` on the same model and state (the open tree); target ratio <= 2.
 (c) **a chain of N links closed by one loop** (N = 10, 20, 50, 100, 200; revolute joints
     alternating about z and y, the tip pinned to a world point by a 3-D loop): the
     tree-augmented method against the direct method; the TA times are fitted to ``c N^p`` and
@@ -142,15 +145,24 @@ def _chain(n: int):
 
 
 def _demo_mechanisms():
-    """(name, model, cs, q, v) of the demos' four-bar and slider-crank."""
+    """(name, model, cs, q, v) of the demos' four-bar and slider-crank (2 loop rows each), and
+    of the same mechanisms closed as docs/loops.md teaches, by a ``pin`` loop joint
+    (:mod:`sinews.loops.examples`: 5 rows of rank 2, the 3 out-of-plane rows are zero rows of
+    ``G``; crank speed 2 rad/s, the other velocities solved)."""
     out = []
     from sinews.demos import fourbar, slider_crank
+    from sinews.loops import ConstraintKinematicsSolver
+    from sinews.loops import examples
 
     for name, mod in (("fourbar", fourbar), ("slider_crank", slider_crank)):
         model = mod.build_model()
         cs = mod.build_constraints(model, False)
         q, v = mod.initial_state(model, cs)[:2]
         out.append((name, model, cs, np.asarray(q, float), np.asarray(v, float)))
+    for name, build in (("fourbar-pin", examples.four_bar), ("slider_crank-pin", examples.slider_crank)):
+        mech = build()
+        v = ConstraintKinematicsSolver(mech.model, mech.cs).solve_u(mech.q0, np.r_[2.0, np.zeros(mech.model.nv - 1)])
+        out.append((name, mech.model, mech.cs.bind(mech.model), mech.q0.copy(), v.value))
     return out
 
 
@@ -189,7 +201,8 @@ def run(calls: int = 1000, seed: int = 0, quick: bool = False, verbose: bool = T
         aba = lambda model=model, q=q, v=v, tau=tau, data=data: sinews.aba(model, q, v, tau, data=data)  # noqa: E731
         for m in METHODS:
             r = forward_dynamics_constraints(model, q, v, tau, cs, method=m, data=data)
-            if _rel_err(r.qdd, ref.qdd) > AGREEMENT_TOL:
+            if max(_rel_err(r.qdd, ref.qdd), _rel_err(r.multipliers, ref.multipliers)) > AGREEMENT_TOL or (
+                    r.rank, r.least_squares) != (ref.rank, ref.least_squares):
                 problems.append(f"{name} {m}: disagrees with direct")
             f = lambda m=m, model=model, cs=cs, q=q, v=v, tau=tau, data=data: forward_dynamics_constraints(  # noqa: E731
                 model, q, v, tau, cs, method=m, data=data)

@@ -22,10 +22,22 @@ links and their ancestors --, Baumgarte gains, a private tree workspace and the 
 scratch) live in one int64 and one float64 array per workspace; one evaluation is one kernel
 call: :func:`sinews.constraints._mixed_kernels.mixed_range_space` (``range_space_sparse`` and
 ``direct``, the KKT system by block elimination as on the contacts path) or
-:func:`sinews.constraints._ta_kernels.tree_augmented` (``tree_augmented``).  A system the
-kernels do not solve (singular ``H`` or ``D``, zero or redundant rows) returns ``None`` from
-:meth:`CompiledMixed.dynamics`, except that TA's redundant rows get their minimum-norm
-least-squares multipliers here (flagged) and a second kernel call for the correction sweep.
+:func:`sinews.constraints._ta_kernels.tree_augmented` (``tree_augmented``).
+
+Redundant rows: rows of ``G`` that are zero up to rounding (the test of
+:func:`sinews.constraints._linalg.zero_tiny_rows`, per call) -- the three out-of-plane rows of
+a planar mechanism closed by a ``pin`` loop joint, a point on the axis of the only joint
+between the bodies -- are solved in the kernel: the reduced system of the other rows by
+Cholesky, multiplier 0 on the zero rows.  That is the minimum-norm least-squares answer of the
+general path (a zero row of ``G`` is a zero row and column of ``G M^-1 G^T``), reported the same
+way (``least_squares=True``, ``rank`` = the other rows); the residual covers every row (a zero
+row whose right-hand side is not zero is reported, as on the general path).  Genuinely
+dependent non-zero rows (the same loop twice) fail the reduced Cholesky: ``direct`` and
+``range_space_sparse`` then return ``None`` from :meth:`CompiledMixed.dynamics` (the general
+path solves and flags them, as it does for a singular ``H`` or ``D``), and TA solves its
+minimum-norm least squares on the reduced ``Lambda`` here (flagged) with a second kernel call
+for the correction sweep.  Impulses with zero rows take the general path (the impulse result
+carries no rank).
 """
 
 from __future__ import annotations
@@ -158,14 +170,14 @@ class CompiledMixed:
         float_parts = [pf, T, pos, np.zeros(n), np.zeros(n), crat, ws0,
                        np.zeros(npair * MK.PE_STRIDE), np.zeros(nv * nv), np.zeros(nv), np.zeros(nv),
                        np.zeros(n * nv), np.zeros(n), np.zeros(n * n), np.zeros(n), np.zeros(12 * npr),
-                       np.zeros(6 * nl), np.zeros(6 * nl), np.zeros(nv), np.zeros(nv), np.zeros(n), np.zeros(n * nv), np.zeros(n * nl * 6), np.zeros(n * nv)]
+                       np.zeros(6 * nl), np.zeros(6 * nl), np.zeros(nv), np.zeros(nv), np.zeros(n), np.zeros(n * nv), np.zeros(n * nl * 6), np.zeros(n * nv), np.zeros(n)]
         head = np.zeros(MK.Q_HEADER, dtype=np.int64)
         head[[MK.Q_NQ, MK.Q_NL, MK.Q_NV, MK.Q_NPAIR, MK.Q_NPR, MK.Q_NCR, MK.Q_NACT]] = (
             c.nq, nl, nv, npair, npr, ncr, len(act))
         head[[MK.Q_MI, MK.Q_LAM, MK.Q_KP, MK.Q_KS, MK.Q_PPTR, MK.Q_SETROW, MK.Q_CIDX, MK.Q_ACT]] = _offsets(
             int_parts, MK.Q_HEADER)
         head[[MK.Q_PF, MK.Q_T, MK.Q_POS, MK.Q_KB, MK.Q_DB, MK.Q_CRAT, MK.Q_WS, MK.Q_PE, MK.Q_H, MK.Q_C, MK.Q_ZERO,
-              MK.Q_G, MK.Q_BOT, MK.Q_LAM_M, MK.Q_RHS, MK.Q_E, MK.Q_PA, MK.Q_AC, MK.Q_UU, MK.Q_QD, MK.Q_ML, MK.Q_W, MK.Q_PAN, MK.Q_EPS]] = _offsets(
+              MK.Q_G, MK.Q_BOT, MK.Q_LAM_M, MK.Q_RHS, MK.Q_E, MK.Q_PA, MK.Q_AC, MK.Q_UU, MK.Q_QD, MK.Q_ML, MK.Q_W, MK.Q_PAN, MK.Q_EPS, MK.Q_RC]] = _offsets(
             float_parts, 0)
         head[MK.Q_NWS] = ws0.size
         self.pi = np.concatenate([head] + [np.asarray(p, dtype=np.int64).reshape(-1) for p in int_parts])
@@ -178,6 +190,7 @@ class CompiledMixed:
         self._bot = slice(head[MK.Q_BOT], head[MK.Q_BOT] + n)
         self._rhs = slice(head[MK.Q_RHS], head[MK.Q_RHS] + n)
         self._ml = slice(head[MK.Q_ML], head[MK.Q_ML] + n)
+        self._rc = slice(head[MK.Q_RC], head[MK.Q_RC] + n)
         self._scratch = weakref.WeakKeyDictionary()
         self._last = (None, None)
 
@@ -226,33 +239,34 @@ class CompiledMixed:
         try:
             if kern not in _sealed:
                 raise TypeError("first call")
-            code, res, ok = kern(q, v, tau, fext, self.pi, self.mf, ps, x, mult, flags)
+            code, res, ok, rank = kern(q, v, tau, fext, self.pi, self.mf, ps, x, mult, flags)
         except TypeError:
-            code, res, ok = _checked_call(kern, q, v, tau, fext, self.pi, self.mf, ps, x, mult, flags, self.nq,
-                                          self.nv, ("q", "v", "tau"))
+            code, res, ok, rank = _checked_call(kern, q, v, tau, fext, self.pi, self.mf, ps, x, mult, flags, self.nq,
+                                                self.nv, ("q", "v", "tau"))
         if code == 0:
-            return x, mult, res, ok, False, self.rows
+            # rank < rows: zero rows of G solved in the kernel (multiplier 0, minimum norm)
+            return x, mult, res, ok, rank < self.rows, rank
         if code < 0:
             if code == NOT_FINITE:
                 raise_kernel_code(code, ("q", "v", "tau", "f_ext"), self.model)
             return CompiledContacts._failed(self, code, q, v, tau, ("q", "v", "tau"))
         if code == 2 and kern is TK.tree_augmented:
-            # redundant rows: minimum-norm least squares, then the correction sweep
-            n = self.rows
-            # Lambda: strict upper triangle in LAM_M (the lower one holds the failed factor),
-            # diagonal in the BOT region
-            U = np.triu(ps[self._lam_m].reshape(n, n), 1)
-            Lm = U + U.T + np.diag(ps[self._bot])
-            ml, full, rank = solve_psd(Lm, ps[self._rhs].copy())
+            # redundant non-zero rows: minimum-norm least squares on the kept rows (``rank`` of
+            # them: Lambda's strict upper triangle in LAM_M, its diagonal in the BOT region, the
+            # right-hand side in RC), then the correction sweep, which spreads the multipliers
+            nk = rank
+            U = np.triu(ps[self._lam_m].reshape(self.rows, self.rows)[:nk, :nk], 1)
+            Lm = U + U.T + np.diag(ps[self._bot][:nk])
+            ml, full, rank = solve_psd(Lm, ps[self._rc][:nk].copy())
             if not np.isfinite(ml).all():
                 return None
-            ps[self._ml] = ml
+            ps[self._ml.start : self._ml.start + nk] = ml
             q = np.ascontiguousarray(q, dtype=float)
             v = np.ascontiguousarray(v, dtype=float)
-            res, ok = TK.ta_correct(q, v, self.pi, self.mf, ps, x, mult)
+            res, ok = TK.ta_correct(q, v, self.pi, self.mf, ps, x, mult, np.int64(nk))
             if not np.isfinite(x).all():
                 return None
-            return x, mult, res, ok, not full, rank
+            return x, mult, res, ok, not full or nk < self.rows, rank
         return None
 
 
@@ -280,10 +294,10 @@ class CompiledMixed:
         try:
             if kern not in _sealed:
                 raise TypeError("first call")
-            code, res, ok = kern(q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, ps, x, mult, flags)
+            code, res, ok, _ = kern(q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, ps, x, mult, flags)
         except TypeError:
-            code, res, ok = _checked_call(kern, q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, ps, x, mult, flags,
-                                          self.nq, self.nv, ("q", "qd_minus", "qd_minus"))
+            code, res, ok, _ = _checked_call(kern, q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, ps, x, mult,
+                                             flags, self.nq, self.nv, ("q", "qd_minus", "qd_minus"))
         if code < 0:
             return CompiledContacts._failed(self, code, q, qd_minus, qd_minus, ("q", "qd_minus", "qd_minus"))
         if code:

@@ -47,7 +47,8 @@ Q_MI, Q_LAM, Q_KP, Q_KS, Q_PPTR, Q_SETROW, Q_CIDX, Q_ACT = 7, 8, 9, 10, 11, 12, 
 Q_PF, Q_T, Q_POS, Q_KB, Q_DB, Q_CRAT, Q_WS, Q_NWS = 15, 16, 17, 18, 19, 20, 21, 22
 Q_PE, Q_H, Q_C, Q_ZERO, Q_G, Q_BOT, Q_LAM_M, Q_RHS, Q_E, Q_PA, Q_AC, Q_UU, Q_QD, Q_ML, Q_W, Q_PAN, Q_EPS = (
     23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39)
-Q_HEADER = 40
+Q_RC = 40  # (rows,): the right-hand side of the kept rows of TA's reduced system
+Q_HEADER = 41
 
 PF_STRIDE = 24  # per pair: R_link_P (9), p_link_P (3), R_link_S (9), p_link_S (3)
 PE_STRIDE = 48  # per pair, evaluated: R_P, p, R_S, s, wP, wS, vP(s), vS(s), alP, alS, aP(s), aS(s)
@@ -328,22 +329,46 @@ def chol_solve(Km, rhs, mult, n):
 
 
 @njit(inline="always", cache=True)
-def zero_row_tiny(G):
-    """True when a row of ``G`` is zero up to rounding (``ZERO_ROW_RTOL max(1, max |G|)``)."""
+def zero_rows(G, dead):
+    """Rows of ``G`` that are zero up to rounding (``max |G_r| <= ZERO_ROW_RTOL max(1, max |G|)``,
+    the test of :func:`sinews.constraints._linalg.zero_tiny_rows`) are set to exactly zero and
+    flagged ``dead[r] = 1.0`` (``0.0`` for the others).  Returns their number."""
     gmax = 0.0
     for r in range(G.shape[0]):
         for j in range(G.shape[1]):
             if abs(G[r, j]) > gmax:
                 gmax = abs(G[r, j])
     tiny = ZERO_ROW_RTOL * max(1.0, gmax)
+    nz = 0
     for r in range(G.shape[0]):
         rmax = 0.0
         for j in range(G.shape[1]):
             if abs(G[r, j]) > rmax:
                 rmax = abs(G[r, j])
-        if not rmax > tiny:
-            return True
-    return False
+        if rmax > tiny:
+            dead[r] = 0.0
+        else:
+            dead[r] = 1.0
+            nz += 1
+            for j in range(G.shape[1]):
+                G[r, j] = 0.0
+    return nz
+
+
+@njit(inline="always", cache=True)
+def spread(ml, dead, n, nk):
+    """Expand the ``nk`` multipliers of the kept rows (``ml[:nk]``, in row order) to all ``n``
+    rows in place, ``0`` for the rows flagged in ``dead``: the minimum-norm multipliers of a
+    system whose dead rows are zero rows of ``G`` (their ``Lambda`` rows and columns vanish,
+    their multipliers do not enter ``G^T lambda``; the least-squares solution of the remaining
+    full-rank system plus zeros is the minimum-norm one)."""
+    k = nk - 1
+    for r in range(n - 1, -1, -1):
+        if dead[r] != 0.0:
+            ml[r] = 0.0
+        else:
+            ml[r] = ml[k]
+            k -= 1
 
 
 @njit(inline="always", cache=True)
@@ -401,14 +426,23 @@ def scratch(pi, ps):
 
 
 @njit(inline="always", cache=True)
-def check_state(q, v, tau, fext, flags, pi, mi):
-    """0 or the standard negative input code (lengths -11..-13; -1..-4 not finite; quaternion)."""
+def check_lengths(q, v, tau, pi):
+    """0 or the standard negative code of a wrong length (-11..-13)."""
     if q.shape[0] != pi[Q_NQ]:
         return -11
     if v.shape[0] != pi[Q_NV]:
         return -12
     if tau.shape[0] != pi[Q_NV]:
         return -13
+    return 0
+
+
+@njit(inline="always", cache=True)
+def check_state(q, v, tau, fext, flags, pi, mi):
+    """0 or the standard negative input code (lengths -11..-13; -1..-4 not finite; quaternion)."""
+    code = check_lengths(q, v, tau, pi)
+    if code != 0:
+        return code
     code = K.check_inputs(q, v, tau, fext, flags & F_FEXT)
     if code == 0:
         code = K.check_q(q, mi)
@@ -425,14 +459,19 @@ def mixed_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
     With ``F_IMPULSE`` (``v`` = ``qd_minus``, ``tau`` unused): the impulse problem
     ``H qd_plus = H qd_minus + G^T mult``, ``G qd_plus = target`` (``target`` in the bottom
     region, packed row order, or zero with ``F_ZERO_TARGET``).
-    Returns ``(code, residual, converged)``; code 1 (``H`` singular), 2 (zero or redundant
-    rows), 3 (not finite) hand over to the general path."""
+    Rows of ``G`` that are zero up to rounding (:func:`zero_rows`: the out-of-plane rows of a
+    planar loop closed by a pin, a point on the axis of the only joint between the bodies) are
+    solved here: multiplier 0, the others from the reduced system (the minimum-norm answer);
+    the caller flags it (``least_squares``, ``rank`` = the kept rows).
+    Returns ``(code, residual, converged, rank)``; code 1 (``H`` singular), 2 (redundant
+    non-zero rows, or zero rows of an impulse problem), 3 (not finite) hand over to the
+    general path."""
     mi, lam, kP, kS, pptr, setrow, cidx, act, pf, T, pos, KB, DB, crat, ws, pe = views(pi, ps)
     H, C, zero, G, bottom, Lm, rhs, E, PA, AC, UU, QD, ml, W, PAN, EPS = scratch(pi, ps)
     impulse = (flags & F_IMPULSE) != 0
     code = check_state(q, v, tau, fext, 0 if impulse else flags, pi, mi)
     if code != 0:
-        return code, 0.0, False
+        return code, 0.0, False, 0
     nl = mi.shape[0]
     nv = pi[Q_NV]
     npr = pi[Q_NPR]
@@ -482,13 +521,20 @@ def mixed_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
         G[r, cidx[c, 1]] -= crat[c, 0]
         if not impulse:
             bottom[r] = -DB[r] * phidot - KB[r] * phi
-    if zero_row_tiny(G):
-        return 2, 0.0, False
+    # rows of G that are zero up to rounding (a planar loop's out-of-plane rows, a point on the
+    # axis of the only joint between the bodies) are exactly zero, as on the general path, and
+    # flagged in mult (packed order, overwritten by the answer): the solve runs on the others
+    # and gives the dead rows multiplier 0 -- the minimum-norm solution, as the general path's
+    # least squares (the impulse result carries no rank: the general path solves those)
+    nz = zero_rows(G, mult)
+    if nz and impulse:
+        return 2, 0.0, False, n - nz
     # range-space solve in the scratch (no allocation): H = L^T L in place, Y = L^-T G^T (rows
     # of W; L^-T only fills towards the root, zero entries are skipped), z = L^-T (tau - C),
-    # K = Y^T Y, K ml = bottom - Y^T z by Cholesky, x = L^-1 (z + Y ml)
+    # K = Y^T Y over the kept rows (compacted to the first nk rows of W), K ml = bottom - Y^T z
+    # by Cholesky, x = L^-1 (z + Y ml)
     if K.ltl_factor(H, lam) != 0:
-        return 1, 0.0, False
+        return 1, 0.0, False, n - nz
     for a in range(n):
         for i in range(nv):
             W[a, i] = G[a, i]
@@ -513,25 +559,34 @@ def mixed_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
         for i in range(nv):
             C[i] = tau[i] - C[i]
         K.ltl_solve_lt(H, lam, C)
+    nk = 0
     for a in range(n):
+        if nz and mult[a] != 0.0:
+            continue
+        if nk != a:
+            for i in range(nv):
+                W[nk, i] = W[a, i]
         s = 0.0
         for i in range(nv):
-            s += W[a, i] * C[i]
-        rhs[a] = bottom[a] - s
-        for b in range(a + 1):
+            s += W[nk, i] * C[i]
+        rhs[nk] = bottom[a] - s
+        for b in range(nk + 1):
             s = 0.0
             for i in range(nv):
-                s += W[a, i] * W[b, i]
-            Lm[a, b] = s
-    if not chol_solve(Lm, rhs, ml, n):
-        return 2, 0.0, False
+                s += W[nk, i] * W[b, i]
+            Lm[nk, b] = s
+        nk += 1
+    if not chol_solve(Lm, rhs, ml, nk):
+        return 2, 0.0, False, nk
     for i in range(nv):
         x[i] = C[i]
-    for a in range(n):
+    for a in range(nk):
         ma = ml[a]
         for i in range(nv):
             x[i] += W[a, i] * ma
     K.ltl_solve_l(H, lam, x)
+    if nz:
+        spread(ml, mult, n, nk)
     res = 0.0
     scale = 0.0
     for r in range(n):
@@ -545,8 +600,8 @@ def mixed_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
         mult[setrow[r]] = ml[r]
     for i in range(nv):
         if not math.isfinite(x[i]):
-            return 3, res, False
+            return 3, res, False, nk
     for r in range(n):
         if not math.isfinite(ml[r]):
-            return 3, res, False
-    return 0, res, res <= 1e-9 * (1.0 + scale)
+            return 3, res, False, nk
+    return 0, res, res <= 1e-9 * (1.0 + scale), nk

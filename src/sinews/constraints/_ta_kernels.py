@@ -8,9 +8,12 @@ operational-space matrix ``Lambda = G M^-1 G^T`` column by column from one test-
 per row over the *active* links only (the links on the paths from the constraint bodies to the
 root; the sums of ``Lambda`` accumulated link by link during that sweep, over the active dofs
 only), a Cholesky solve and the correction sweep.  Rows of ``G`` that are zero up to rounding
-(``max |G_r|`` from :func:`rows_max`) lose their test inputs, so their ``Lambda`` rows and columns
-are exactly zero.  When ``Lambda`` is singular (redundant or zero rows) it returns code 2 with ``Lambda`` and the right-hand side in the scratch; the caller then
-solves the minimum-norm least-squares problem and finishes with :func:`ta_correct`.
+(``max |G_r|`` from :func:`rows_max`) lose their test inputs and are left out of the sweep and
+of ``Lambda``: the Cholesky solve runs on the other rows and the zero rows get multiplier 0 (the
+minimum-norm answer; the caller reports ``rank`` = the other rows).  When the reduced ``Lambda``
+is singular (genuinely dependent rows) it returns code 2 with it and its right-hand side in the
+scratch; the caller then solves the minimum-norm least-squares problem and finishes with
+:func:`ta_correct`.
 """
 
 from __future__ import annotations
@@ -55,17 +58,19 @@ from ._mixed_kernels import (
     Q_POS,
     Q_PPTR,
     Q_QD,
+    Q_RC,
     Q_RHS,
     Q_SETROW,
     Q_T,
     Q_UU,
     Q_W,
     Q_WS,
-    check_state,
+    check_lengths,
     chol_solve,
     coord_row,
     eval_pairs,
     pair_row,
+    spread,
 )
 
 _FAR = 1e150  # (1e150)^2 * mass is still finite: the range of the world-axes methods
@@ -148,25 +153,38 @@ def forward(mi, ws, nv, act, full, AC, UU, QD):
             av0 = 0.0
             av1 = 0.0
             av2 = 0.0
-        for i in range(nvj):
-            uo = u6_off + 6 * (iv + i)
-            QD[iv + i] = UU[iv + i] - (ws[uo] * aw0 + ws[uo + 1] * aw1 + ws[uo + 2] * aw2
-                                       + ws[uo + 3] * av0 + ws[uo + 4] * av1 + ws[uo + 5] * av2)
-        for i in range(nvj):
-            s = 0.0
-            for j in range(nvj):
-                s += ws[w + WS_DINV + nvj * i + j] * QD[iv + j]
-            UU[iv + i] = s  # (UU is scratch from here on: it holds qdd)
-        for i in range(nvj):
-            s = UU[iv + i]
-            QD[iv + i] = s
-            so = s_off + 6 * (iv + i)
+        if nvj == 1:  # (the same operations as below, without the loops)
+            uo = u6_off + 6 * iv
+            so = s_off + 6 * iv
+            s = ws[w + WS_DINV] * (UU[iv] - (ws[uo] * aw0 + ws[uo + 1] * aw1 + ws[uo + 2] * aw2
+                                              + ws[uo + 3] * av0 + ws[uo + 4] * av1 + ws[uo + 5] * av2))
+            QD[iv] = s
             aw0 += ws[so] * s
             aw1 += ws[so + 1] * s
             aw2 += ws[so + 2] * s
             av0 += ws[so + 3] * s
             av1 += ws[so + 4] * s
             av2 += ws[so + 5] * s
+        else:
+            for i in range(nvj):
+                uo = u6_off + 6 * (iv + i)
+                QD[iv + i] = UU[iv + i] - (ws[uo] * aw0 + ws[uo + 1] * aw1 + ws[uo + 2] * aw2
+                                           + ws[uo + 3] * av0 + ws[uo + 4] * av1 + ws[uo + 5] * av2)
+            for i in range(nvj):
+                s = 0.0
+                for j in range(nvj):
+                    s += ws[w + WS_DINV + nvj * i + j] * QD[iv + j]
+                UU[iv + i] = s  # (UU is scratch from here on: it holds qdd)
+            for i in range(nvj):
+                s = UU[iv + i]
+                QD[iv + i] = s
+                so = s_off + 6 * (iv + i)
+                aw0 += ws[so] * s
+                aw1 += ws[so + 1] * s
+                aw2 += ws[so + 2] * s
+                av0 += ws[so + 3] * s
+                av1 += ws[so + 4] * s
+                av2 += ws[so + 5] * s
         AC[k, 0] = aw0
         AC[k, 1] = aw1
         AC[k, 2] = aw2
@@ -176,9 +194,10 @@ def forward(mi, ws, nv, act, full, AC, UU, QD):
 
 
 @njit(inline="always", cache=True)
-def innovations_rows(mi, ws, nv, act, n, PAN, EPS, W, Lm):
+def innovations_rows(mi, ws, nv, act, n, PAN, EPS, W, Lm, inputs):
     """:func:`innovations` for ``n`` test inputs at once (``PAN[r]``: minus the link wrenches
-    of input ``r``, ``EPS[r]``: its generalized forces, replaced by its innovations ``u_r``);
+    of input ``r``, ``EPS[r]``: its generalized forces (read only with ``inputs``; zero
+    otherwise), replaced by its innovations ``u_r``);
     also ``W_r = D^-1 u_r`` and the lower triangle of ``Lambda[a, c] = sum u_a^T W_c``
     (``Lm``, zeroed by the caller), accumulated link by link as soon as a link's innovations
     are final (its descendants come first), so the sums run over the active dofs only.  Each
@@ -232,7 +251,8 @@ def innovations_rows(mi, ws, nv, act, n, PAN, EPS, W, Lm):
             for i in range(6):
                 PAN[r, k, i] = 0.0
             if nvj == 1:
-                u = EPS[r, iv] - (s0 * pn0 + s1 * pn1 + s2 * pn2 + s3 * pf0 + s4 * pf1 + s5 * pf2)
+                u = (EPS[r, iv] if inputs else 0.0) - (s0 * pn0 + s1 * pn1 + s2 * pn2 + s3 * pf0 + s4 * pf1
+                                                      + s5 * pf2)
                 EPS[r, iv] = u
                 sc = dinv * u
                 W[r, iv] = sc
@@ -247,8 +267,9 @@ def innovations_rows(mi, ws, nv, act, n, PAN, EPS, W, Lm):
             else:
                 for i in range(nvj):
                     so = s_off + 6 * (iv + i)
-                    EPS[r, iv + i] -= (ws[so] * pn0 + ws[so + 1] * pn1 + ws[so + 2] * pn2
-                                       + ws[so + 3] * pf0 + ws[so + 4] * pf1 + ws[so + 5] * pf2)
+                    EPS[r, iv + i] = (EPS[r, iv + i] if inputs else 0.0) - (
+                        ws[so] * pn0 + ws[so + 1] * pn1 + ws[so + 2] * pn2
+                        + ws[so + 3] * pf0 + ws[so + 4] * pf1 + ws[so + 5] * pf2)
                 for i in range(nvj):
                     sc = 0.0
                     for j in range(nvj):
@@ -328,43 +349,48 @@ def regions(pi, ps):
     W = ps[pi[Q_W] : pi[Q_W] + n * nv].reshape((n, nv))
     PAN = ps[pi[Q_PAN] : pi[Q_PAN] + n * nl * 6].reshape((n, nl, 6))
     EPS = ps[pi[Q_EPS] : pi[Q_EPS] + n * nv].reshape((n, nv))
+    rc = ps[pi[Q_RC] : pi[Q_RC] + n]
     return (mi, kP, kS, pptr, setrow, cidx, act, pf, T, pos, KB, DB, crat, ws, pe, bottom, Lm, rhs, E, AC, UU,
-            QD, ml, W, PAN, EPS)
+            QD, ml, W, PAN, EPS, rc)
 
 
 @njit(cache=True)
-def ta_correct(q, v, pi, mf, ps, x, mult):
-    """:func:`_correct` as a kernel of its own (after the caller's least-squares solve)."""
-    return _correct(q, v, pi, mf, x, mult, regions(pi, ps))
+def ta_correct(q, v, pi, mf, ps, x, mult, nk):
+    """:func:`_correct` as a kernel of its own (after the caller's least-squares solve of the
+    ``nk`` kept rows; ``mult`` still holds the dead-row flags of :func:`tree_augmented`)."""
+    return _correct(q, v, pi, mf, x, mult, regions(pi, ps), nk)
 
 
 @njit(inline="always", cache=True)
-def _correct(q, v, pi, mf, x, mult, reg):
+def _correct(q, v, pi, mf, x, mult, reg, nk):
     """Step 5 of TA: the innovations of the node forces ``G^T lambda`` are
-    ``sum_r lambda_r u_r`` (the stored innovations of the rows' test inputs, summed over the
-    active dofs; ``lambda`` = ``ml`` in the scratch, packed row order), then one forward sweep
-    over all links gives ``M^-1 G^T lambda``, added to ``x``.  The residual
+    ``sum_r lambda_r u_r`` (the stored innovations of the kept rows' test inputs, summed over
+    the active dofs; ``lambda`` = ``ml[:nk]`` in the scratch, kept rows in packed row order),
+    then one forward sweep over all links gives ``M^-1 G^T lambda``, added to ``x``; the
+    multipliers are then spread to all rows (``0`` on the dead rows flagged in ``mult``).  The residual
     ``max |G x - bottom|`` of a pair row is its free error plus the power of its node test
     wrenches ``E`` on the corrected link accelerations (``G_r M^-1 G^T lambda``, exact by
     construction of ``E``); above 1e-9 the pair rows are re-evaluated from the corrected
     accelerations of the constraint bodies for the relative test.  ``mult`` receives the
     multipliers in set order.  Returns ``(residual, converged)``."""
     (mi, kP, kS, pptr, setrow, cidx, act, pf, T, pos, KB, DB, crat, ws, pe, bottom, Lm, rhs, E, AC, UU, QD, ml, W,
-     PAN, EPS) = reg
+     PAN, EPS, rc) = reg
     nv = pi[Q_NV]
     npr = pi[Q_NPR]
     n = npr + pi[Q_NCR]
     for i in range(nv):
         UU[i] = 0.0
-    for r in range(n):
-        mult[setrow[r]] = ml[r]
     for t in range(act.shape[0]):  # (EPS is zero outside the active dofs)
         iv = mi[act[t], MI_IV]
         for i in range(iv, iv + mi[act[t], MI_NV]):
             s = 0.0
-            for r in range(n):
+            for r in range(nk):
                 s += ml[r] * EPS[r, i]
             UU[i] = s
+    if nk < n:
+        spread(ml, mult, n, nk)
+    for r in range(n):
+        mult[setrow[r]] = ml[r]
     forward(mi, ws, nv, act, True, AC, UU, QD)
     for i in range(nv):
         x[i] += QD[i]
@@ -448,24 +474,29 @@ def _correct(q, v, pi, mf, x, mult, reg):
 @njit(cache=True)
 def tree_augmented(q, v, tau, fext, pi, mf, ps, x, mult, flags):
     """TA forward dynamics of a compiled mixed set (steps in
-    :mod:`sinews.constraints.tree_augmented`).  Returns ``(code, residual, converged)``:
-    code 0; a negative input code; a positive ABA code (massless subtree: ``D`` singular) or
-    3 (not finite): the general path diagnoses it; 2: ``Lambda`` singular, left for the
-    caller's least-squares solve (strict upper triangle in the ``LAM_M`` region, diagonal in
-    ``BOT``, right-hand side in ``RHS``) and :func:`ta_correct`."""
+    :mod:`sinews.constraints.tree_augmented`).  Returns ``(code, residual, converged, rank)``
+    (``rank``: the rows that are not zero rows of ``G``; their multipliers are solved, the
+    zero rows get 0): code 0; a negative input code; a positive ABA code (massless subtree:
+    ``D`` singular) or 3 (not finite): the general path diagnoses it; 2: the reduced
+    ``Lambda`` (``rank`` rows) singular, left for the caller's least-squares solve (strict
+    upper triangle in the ``LAM_M`` region, diagonal in ``BOT``, right-hand side in ``RC``,
+    the zero-row flags in ``mult``) and :func:`ta_correct`."""
     reg = regions(pi, ps)
     (mi, kP, kS, pptr, setrow, cidx, act, pf, T, pos, KB, DB, crat, ws, pe, bottom, Lm, rhs, E, AC, UU, QD, ml, W,
-     PAN, EPS) = reg
-    code = check_state(q, v, tau, fext, flags, pi, mi)
+     PAN, EPS, rc) = reg
+    code = check_lengths(q, v, tau, pi)
     if code != 0:
-        return code, 0.0, False
+        return code, 0.0, False, 0
     nv = pi[Q_NV]
     npr = pi[Q_NPR]
     n = npr + pi[Q_NCR]
-    # 1. free accelerations (ABA; its articulated inertias, U and D^-1 stay in ws)
+    # 1. free accelerations (ABA; its articulated inertias, U and D^-1 stay in ws); the ABA
+    #    checks q, v, tau, f_ext (non-finite, zero quaternion: the caller raises)
     code = K.aba(q, v, tau, fext, x, mi, mf, ws, flags & 1)
     if code != 0:
-        return (code if code > 0 else 3), 0.0, False
+        if code > 0 or code == NOT_FINITE:  # massless subtree, overflow: the general path
+            return (code if code > 0 else 3), 0.0, False, 0
+        return code, 0.0, False, 0
     # 2. constraint acceleration error eps = G qdd_free - gamma and the node test wrenches
     world_poses(mi, ws, act)
     # world positions whose squares overflow: report q as too large, as every method that works
@@ -474,7 +505,7 @@ def tree_augmented(q, v, tau, fext, pi, mf, ps, x, mult, flags):
         w = act[t] * WS_STRIDE
         for i in range(3):
             if not abs(ws[w + WS_OP + i]) < _FAR:
-                return NOT_FINITE, 0.0, False
+                return NOT_FINITE, 0.0, False, 0
     eval_pairs(ws, kP, kS, pf, pe, mf[0], mf[1], mf[2], True)
     for p in range(kP.shape[0]):
         e = p * PE_STRIDE
@@ -498,62 +529,82 @@ def tree_augmented(q, v, tau, fext, pi, mf, ps, x, mult, flags):
         gx, phidot, phi = coord_row(q, v, x, cidx, crat, c, True)
         rhs[r] = -gx - DB[r] * phidot - KB[r] * phi
         ml[r] = max(1.0, abs(crat[c, 0]))  # max |G_r| (two distinct coordinates)
-    # rows of G that are zero up to rounding (a point on the axis of the only joint between the
-    # bodies) are exactly zero, as on the general path (sinews.constraints._linalg.zero_tiny_rows):
-    # their test wrenches are dropped, so their Lambda rows and columns are zero and the
-    # singular-Lambda path (code 2, the caller's least squares) reports the rank deficiency;
-    # their right-hand sides stay (the residual of an unsatisfiable zero row is reported)
+    # rows of G that are zero up to rounding (the out-of-plane rows of a planar loop closed by a
+    # pin, a point on the axis of the only joint between the bodies) are exactly zero, as on the
+    # general path (sinews.constraints._linalg.zero_tiny_rows): their test wrenches are dropped,
+    # so their Lambda rows and columns are zero; they are flagged in mult (packed order,
+    # overwritten by the answer), left out of the Cholesky solve and get multiplier 0 (the
+    # minimum-norm answer); their right-hand sides stay (the residual of an unsatisfiable zero
+    # row is reported)
     gmax = 0.0
     for r in range(n):
         gmax = max(gmax, ml[r])
     tiny = ZERO_ROW_RTOL * max(1.0, gmax)
-    for r in range(npr):  # (coordinate rows have an entry of magnitude >= 1: never zero)
-        if not ml[r] > tiny:
+    nz = 0
+    for r in range(n):  # (coordinate rows have an entry of magnitude >= 1: never zero)
+        if r < npr and not ml[r] > tiny:
+            mult[r] = 1.0
+            nz += 1
             for i in range(12):
                 E[r, i] = 0.0
-    # 3. innovations u_r of every row's test input (one backward sweep over the active links
-    #    for all rows), W_r = D^-1 u_r, and Lambda = sum over the active joints of u_a^T D^-1 u_r
-    #    (EPS and W are only ever written at the active dofs: zero elsewhere; PAN is zero
-    #    at the active links here: the scratch starts zero and every sweep clears what it
-    #    reads, and nothing between this set-up and the sweep can return early)
-    for t in range(act.shape[0]):
-        k = act[t]
-        iv = mi[k, MI_IV]
-        for c in range(n):
-            for i in range(iv, iv + mi[k, MI_NV]):
-                EPS[c, i] = 0.0
-    for c in range(n):
-        for a in range(n):
+        else:
+            mult[r] = 0.0
+    # 3. innovations u_r of every kept row's test input (one backward sweep over the active
+    #    links for all of them; kept rows compacted to the first nk indices, right-hand sides
+    #    to rc), W_r = D^-1 u_r, and Lambda = sum over the active joints of u_a^T D^-1 u_r
+    #    (EPS and W are only ever written at the active dofs, and the sweep writes every
+    #    active dof of the nk rows; EPS is read as an input only with coordinate rows, then
+    #    zeroed first; PAN is zero at the active links here: the scratch starts zero and every
+    #    sweep clears what it reads, and nothing between this set-up and the sweep can return
+    #    early)
+    nk = n - nz
+    inputs = n > npr  # coordinate rows: generalized-force inputs in EPS (zero elsewhere)
+    if inputs:
+        for t in range(act.shape[0]):
+            k = act[t]
+            iv = mi[k, MI_IV]
+            for c in range(nk):
+                for i in range(iv, iv + mi[k, MI_NV]):
+                    EPS[c, i] = 0.0
+    for c in range(nk):
+        for a in range(nk):
             Lm[a, c] = 0.0
+    c = 0
     for p in range(kP.shape[0]):
         kSp = kS[p]
         kPp = kP[p]
-        for c in range(pptr[p], pptr[p + 1]):
+        for r in range(pptr[p], pptr[p + 1]):
+            if nz and mult[r] != 0.0:
+                continue
             if kSp >= 0:
                 for i in range(6):
-                    PAN[c, kSp, i] -= E[c, i]
+                    PAN[c, kSp, i] -= E[r, i]
             if kPp >= 0:
                 for i in range(6):
-                    PAN[c, kPp, i] -= E[c, 6 + i]
+                    PAN[c, kPp, i] -= E[r, 6 + i]
+            rc[c] = rhs[r]
+            c += 1
     for cc in range(n - npr):
-        c = npr + cc
         EPS[c, cidx[cc, 0]] += 1.0
         EPS[c, cidx[cc, 1]] -= crat[cc, 0]
-    innovations_rows(mi, ws, nv, act, n, PAN, EPS, W, Lm)
-    for c in range(n):
-        for a in range(c + 1, n):
+        rc[c] = rhs[npr + cc]
+        c += 1
+    innovations_rows(mi, ws, nv, act, nk, PAN, EPS, W, Lm, inputs)
+    for c in range(nk):
+        for a in range(c + 1, nk):
             Lm[c, a] = Lm[a, c]
         bottom[c] = Lm[c, c]
-    # 4. Lambda lambda = rhs (Cholesky in the lower triangle; redundant rows: the caller's
-    #    least squares)
-    if not chol_solve(Lm, rhs, ml, n):
-        return 2, 0.0, False
-    for r in range(n):
+    # 4. Lambda lambda = rhs over the kept rows (Cholesky in the lower triangle; redundant
+    #    non-zero rows: the caller's least squares on the strict upper triangle and the
+    #    diagonal, in bottom); the dead rows get multiplier 0 in the correction step
+    if not chol_solve(Lm, rc, ml, nk):
+        return 2, 0.0, False, nk
+    for r in range(nk):
         if not math.isfinite(ml[r]):
-            return 3, 0.0, False
+            return 3, 0.0, False, nk
     # 5. correction sweep with the node forces
-    res, ok = _correct(q, v, pi, mf, x, mult, reg)
+    res, ok = _correct(q, v, pi, mf, x, mult, reg, nk)
     for i in range(nv):
         if not math.isfinite(x[i]):
-            return 3, res, False
-    return 0, res, ok
+            return 3, res, False, nk
+    return 0, res, ok, nk

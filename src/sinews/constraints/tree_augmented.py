@@ -24,10 +24,13 @@ without ever forming the mass matrix ``M``:
 4. **multipliers**: ``Lambda lambda = rhs`` by Cholesky; redundant loops make ``Lambda``
    singular: then the minimum-norm least-squares ``lambda`` (symmetric eigendecomposition),
    flagged ``least_squares=True`` with ``rank < rows``.  Rows of ``G`` that are zero up to
-   rounding (``max |G_r| <= ZERO_ROW_RTOL max(1, max |G|)``: a point on the axis of the only
-   joint between the bodies) are exactly zero, as for every method
+   rounding (``max |G_r| <= ZERO_ROW_RTOL max(1, max |G|)``: the out-of-plane rows of a planar
+   mechanism closed by a ``pin`` loop joint, a point on the axis of the only joint between the
+   bodies) are exactly zero, as for every method
    (:func:`sinews.constraints._linalg.zero_tiny_rows`): their ``Lambda`` rows and columns
-   vanish and the rank deficiency is reported;
+   vanish, their minimum-norm multipliers are 0 (the compiled kernel solves the reduced system
+   of the other rows by Cholesky and sets them to 0, in the same call) and the rank deficiency
+   is reported;
 5. **correction sweep**: apply the node forces ``G^T lambda`` (wrenches ``+/- d lambda`` at the
    nodes, generalized forces of coordinate rows) once more through the articulated inertias:
    ``qdd = qdd_f + M^-1 G^T lambda`` (backward over the active links, forward over all links).
@@ -39,9 +42,11 @@ tree the range-space method's sparse ``L^T L`` is cheaper.  Baumgarte: each grou
 ``(K, D)`` = (stiffness, damping); the time-constant form ``T`` gives ``K = 1/T^2``,
 ``D = 2/T`` (:func:`sinews.constraints._compiled_mixed.baumgarte_gains`).
 
-Paths: sets of point contacts, :class:`~sinews.constraints.LoopConstraint` rows and
+Paths: sets of point contacts, :class:`~sinews.constraints.LoopConstraint` rows, loops by
+joint type (:class:`sinews.loops.LoopJoint`) and
 :class:`~sinews.constraints.CoordinateConstraint` rows run the whole algorithm in one compiled
-kernel call (:mod:`sinews.constraints._ta_kernels`).  Any other group (custom constraints) takes
+kernel call (:mod:`sinews.constraints._ta_kernels`), zero rows of ``G`` included; genuinely
+dependent rows add a least-squares solve and a second kernel call for the correction sweep.  Any other group (custom constraints) takes
 the general path here: ``G`` and ``gamma`` from the groups, the free accelerations and the
 columns ``M^-1 G_r^T`` from ABA calls (zero velocity, no gravity, ``tau = G_r^T``), the same
 steps 2-5 (sets with many more rows than coordinates on their compressed rows ``Q^T G``,
