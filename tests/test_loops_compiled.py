@@ -154,7 +154,7 @@ def test_compiled_impulses_of_mixed_sets():
         finally:
             FD._use_compiled = True
         for method in ("direct", "range_space_sparse"):
-            qd_plus, imp, res, ok = mixed_impulses(m, cs, q, v, target, None, method)
+            qd_plus, imp, res, ok, rank = mixed_impulses(m, cs, q, v, target, None, method)
             assert ok and np.allclose(qd_plus, ref.qd_plus, atol=1e-12) and np.allclose(imp, ref.impulses, atol=1e-12)
             r = compute_constraint_impulses(m, q, v, cs, method=method, target_velocity=target)
             assert np.allclose(r.qd_plus, ref.qd_plus, atol=1e-12) and np.allclose(r.impulses, ref.impulses, atol=1e-12)

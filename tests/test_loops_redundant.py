@@ -158,19 +158,44 @@ def test_a_row_that_is_zero_at_some_configurations_only():
                 assert r.multipliers[0] == 0.0
 
 
-def test_impulses_with_zero_rows_take_the_general_path():
-    """The impulse result carries no rank: a set with zero rows is solved (flagged) by the
-    general path."""
+def test_impulses_with_zero_rows_take_the_compiled_path():
+    """Impulses of a pin-closed four-bar (5 rows, 3 of them zero rows of G) are solved in the
+    kernel: zero impulses on the dead rows, flagged least squares with rank 2, equal to the
+    general path's minimum-norm answer; a target on a dead row cannot be met and is reported."""
     mech = E.four_bar()
     m, cs = mech.model, mech.cs
     rng = np.random.default_rng(5)
-    q, v = mech.q0, rng.standard_normal(m.nv)
+    q = mech.q0
+    G = sinews.constraints.constraint_jacobian(m, q, cs)
+    dead = np.abs(G).max(axis=1) <= 1e-12 * max(1.0, np.abs(G).max())
+    assert dead.sum() == 3
     for method in ("direct", "range_space_sparse"):
-        assert mixed_impulses(m, cs, q, v, None, None, method) is None
-        r = compute_constraint_impulses(m, q, v, cs, method=method)
-        assert r.least_squares and r.rank == 2 and np.abs(r.impulses[2:]).max() <= 1e-12
-        G = sinews.constraints.constraint_jacobian(m, q, cs)
-        assert np.abs(G @ r.qd_plus).max() <= 1e-12
+        for _ in range(5):
+            v = rng.standard_normal(m.nv)
+            target = np.where(dead, 0.0, rng.standard_normal(cs.size))
+            out = mixed_impulses(m, cs, q, v, target, None, method)
+            assert out is not None and out[4] == 2
+            r = compute_constraint_impulses(m, q, v, cs, method=method, target_velocity=target)
+            FD._use_compiled = False
+            try:
+                g = compute_constraint_impulses(m, q, v, cs, method=method, target_velocity=target)
+            finally:
+                FD._use_compiled = True
+            assert r.least_squares and g.least_squares and r.rank == g.rank == 2
+            assert r.converged and g.converged
+            assert _close(r.qd_plus, g.qd_plus) and _close(r.impulses, g.impulses)
+            assert np.all(r.impulses[dead] == 0.0)
+            assert np.abs(G @ r.qd_plus - target).max() <= 1e-10
+        # a velocity asked of a dead row cannot be produced: not converged, on both paths
+        bad = np.where(dead, 1.0, 0.0)
+        r = compute_constraint_impulses(m, q, v, cs, method=method, target_velocity=bad)
+        FD._use_compiled = False
+        try:
+            g = compute_constraint_impulses(m, q, v, cs, method=method, target_velocity=bad)
+        finally:
+            FD._use_compiled = True
+        assert not r.converged and not g.converged
+        assert _close(r.qd_plus, g.qd_plus)
 
 
 def test_simulate_a_pin_closed_four_bar_on_the_compiled_path():

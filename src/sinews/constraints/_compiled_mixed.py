@@ -272,8 +272,10 @@ class CompiledMixed:
 
     def impulses(self, q, qd_minus, target, data, method="range_space_sparse"):
         """Impulses (``range_space_sparse`` or ``direct``): ``(qd_plus, impulses, residual,
-        converged)`` with ``G qd_plus = target`` (``None``: zero), or ``None`` when the system
-        is singular or redundant (the general path then solves and diagnoses it)."""
+        converged, rank)`` with ``G qd_plus = target`` (``None``: zero; rows of ``G`` that are
+        zero up to rounding get impulse 0 and are not counted in ``rank``), or ``None`` when the
+        system is singular or has dependent non-zero rows (the general path then solves and
+        diagnoses it)."""
         d = self.model.default_data if data is None else data
         last = self._last
         if d is last[0]:
@@ -294,15 +296,15 @@ class CompiledMixed:
         try:
             if kern not in _sealed:
                 raise TypeError("first call")
-            code, res, ok, _ = kern(q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, ps, x, mult, flags)
+            code, res, ok, rank = kern(q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, ps, x, mult, flags)
         except TypeError:
-            code, res, ok, _ = _checked_call(kern, q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, ps, x, mult,
-                                             flags, self.nq, self.nv, ("q", "qd_minus", "qd_minus"))
+            code, res, ok, rank = _checked_call(kern, q, qd_minus, qd_minus, NO_FORCES, self.pi, self.mf, ps, x,
+                                                mult, flags, self.nq, self.nv, ("q", "qd_minus", "qd_minus"))
         if code < 0:
             return CompiledContacts._failed(self, code, q, qd_minus, qd_minus, ("q", "qd_minus", "qd_minus"))
         if code:
             return None
-        return x, mult, res, ok
+        return x, mult, res, ok, int(rank)
 
 
 def compiled_mixed(model, cs):

@@ -464,7 +464,7 @@ def mixed_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
     solved here: multiplier 0, the others from the reduced system (the minimum-norm answer);
     the caller flags it (``least_squares``, ``rank`` = the kept rows).
     Returns ``(code, residual, converged, rank)``; code 1 (``H`` singular), 2 (redundant
-    non-zero rows, or zero rows of an impulse problem), 3 (not finite) hand over to the
+    non-zero rows), 3 (not finite) hand over to the
     general path."""
     mi, lam, kP, kS, pptr, setrow, cidx, act, pf, T, pos, KB, DB, crat, ws, pe = views(pi, ps)
     H, C, zero, G, bottom, Lm, rhs, E, PA, AC, UU, QD, ml, W, PAN, EPS = scratch(pi, ps)
@@ -525,10 +525,8 @@ def mixed_range_space(q, v, tau, fext, pi, mf, ps, x, mult, flags):
     # axis of the only joint between the bodies) are exactly zero, as on the general path, and
     # flagged in mult (packed order, overwritten by the answer): the solve runs on the others
     # and gives the dead rows multiplier 0 -- the minimum-norm solution, as the general path's
-    # least squares (the impulse result carries no rank: the general path solves those)
+    # least squares (the caller flags the answer with the returned rank)
     nz = zero_rows(G, mult)
-    if nz and impulse:
-        return 2, 0.0, False, n - nz
     # range-space solve in the scratch (no allocation): H = L^T L in place, Y = L^-T G^T (rows
     # of W; L^-T only fills towards the root, zero entries are skipped), z = L^-T (tau - C),
     # K = Y^T Y over the kept rows (compacted to the first nk rows of W), K ml = bottom - Y^T z

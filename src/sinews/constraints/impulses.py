@@ -99,11 +99,11 @@ def compute_constraint_impulses(model: Model, q: ArrayLike, qd_minus: ArrayLike,
                 return ConstraintImpulseResult(out[0], out[1], method, n, n, False, out[2], out[3], cs)
         if fast is None:
             # a bound set mixing loops, contacts and coordinate rows: one compiled call too
-            # (None for null_space, custom groups, singular or redundant systems)
+            # (None for null_space, custom groups, singular systems or dependent non-zero rows)
             out = _fd.mixed_impulses(model, cs, q, qd_minus, target_velocity, data, method)
             if out is not None:
-                n = cs.size
-                return ConstraintImpulseResult(out[0], out[1], method, n, n, False, out[2], out[3], cs)
+                n, rank = cs.size, out[4]
+                return ConstraintImpulseResult(out[0], out[1], method, n, rank, rank < n, out[2], out[3], cs)
     _check_method(method, IMPULSE_METHODS)
     groups, n = _groups(model, cs, None)
     qd_minus = finite_vector(qd_minus, model.nv, "qd_minus")
