@@ -203,20 +203,26 @@ def test_simulate_a_pin_closed_four_bar_on_the_compiled_path():
     m, cs = mech.model, mech.cs
     v0 = ConstraintKinematicsSolver(m, cs).solve_u(mech.q0, [3.0, 0.0, 0.0]).value
     fast = compiled_mixed(m, cs.bind(m))
-    calls = []
-    inner = fast.dynamics
+    compiled, general = [], []
+    inner, check = fast.dynamics, FD._check_method
 
     def counted(*args):
         out = inner(*args)
-        calls.append(out is not None)
+        compiled.append(out is not None)
         return out
 
     fast.dynamics = counted
+    FD._check_method = lambda *a: general.append(1) or check(*a)  # only the general path calls it
     try:
         tr = sinews.simulate(m, mech.q0, v0, duration=0.1, dt=0.01, constraints=cs, progress=False)
     finally:
         del fast.dynamics
-    assert len(calls) == 40 and all(calls)  # 10 RK4 steps, every evaluation in the kernel
+        FD._check_method = check
+    # 10 RK4 steps: every evaluation in the kernel (the first through CompiledMixed.dynamics,
+    # the others through the fast lane it leaves), none on the general path
+    assert compiled and all(compiled) and not general
+    lane = m._tls.fd_lane
+    assert lane[0] is cs and lane[1] == "direct"  # simulate's default constraint_method
     FD._use_compiled = False
     try:
         ref = sinews.simulate(m, mech.q0, v0, duration=0.1, dt=0.01, constraints=cs, progress=False)

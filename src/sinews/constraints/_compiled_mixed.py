@@ -215,6 +215,22 @@ class CompiledMixed:
             r += size
         s[1] = self.cs.stabilisation_version
 
+    def lane(self, cs, data, method):
+        """The fast lane of :func:`sinews.constraints.forward_dynamics_constraints` for this set,
+        ``data`` (``None``: the calling thread's default workspace) and ``method`` without
+        ``f_ext``: ``(cs, method, data, structure_version, stabilisation_version, kernel, pi, mf,
+        scratch, nv, rows)``, or ``None`` while the kernel is not yet compiled and sealed.  The
+        caller keeps it in ``model._tls`` (one per thread) and uses it while the set's versions
+        and the arguments match; everything else takes :meth:`dynamics`."""
+        kern = TK.tree_augmented if method == "tree_augmented" else MK.mixed_range_space
+        if kern not in _sealed:
+            return None
+        d = self.model.default_data if data is None else data
+        s = self._last[1] if d is self._last[0] else self._scratch_for(d)
+        if s[1] != self.cs.stabilisation_version:
+            self._gains(s)
+        return (cs, method, data, cs.structure_version, s[1], kern, self.pi, self.mf, s[0], self.nv, self.rows)
+
     def dynamics(self, q, v, tau, f_ext, data, method):
         """``(qdd, multipliers, residual, converged, least_squares, rank)`` or ``None`` (the
         general path then solves and diagnoses the system)."""

@@ -57,7 +57,7 @@ from numpy.typing import ArrayLike
 from .._checks import raise_kernel_code, vector
 from ..crba import crba
 from ..rnea import nonlinear_effects
-from ..algorithms import get_data, link_forces
+from ..algorithms import NO_FORCES, get_data, link_forces
 from ._fast import contact_system, range_space
 from ._kinematics import ConstraintKinematics
 from ._linalg import zero_tiny_rows
@@ -179,6 +179,16 @@ def _bind_compiled(model, cs):
     return cs._compiled
 
 
+_empty = np.empty
+
+
+def _set_lane(model, lane):
+    """Keep the fast lane of the last mixed call in the calling thread's slot of ``model``."""
+    tls = getattr(model, "_tls", None)
+    if tls is not None:
+        tls.fd_lane = lane
+
+
 def _mixed(model, cs):
     """The compiled mixed path of ``cs`` (bound to ``model`` here if unbound), or ``None``."""
     cached = getattr(cs, "_mixed", None)
@@ -241,6 +251,22 @@ def forward_dynamics_constraints(model: Model, q: ArrayLike, v: ArrayLike, tau: 
     ``f_ext``: external wrenches as in :func:`sinews.rnea` (body frame, about the body origin).
     ``cs`` is bound to ``model`` on first use.
     """
+    if f_ext is None and _use_compiled:
+        # the fast lane of a mixed set (loops, contacts, coordinate rows) called again with the
+        # same set, method and workspace: one sealed kernel call (CompiledMixed.lane); any
+        # mismatch, exception or non-zero code goes the full way below, which decides as before
+        try:
+            ln = model._tls.fd_lane
+            if (ln[0] is cs and ln[2] is data and ln[1] == method and ln[3] == cs.structure_version
+                    and ln[4] == cs.stabilisation_version):
+                rows = ln[10]
+                x = _empty(ln[9])
+                mult = _empty(rows)
+                code, res, ok, rank = ln[5](q, v, tau, NO_FORCES, ln[6], ln[7], ln[8], x, mult, 0)
+                if code == 0:
+                    return ConstrainedDynamicsResult(x, mult, method, rows, rank, rank < rows, res, ok, cs)
+        except Exception:
+            pass
     if type(method) is str and _use_compiled:
         if method in COMPILED_METHODS:
             fast = getattr(cs, "_compiled", None) or _bind_compiled(model, cs)
@@ -259,6 +285,8 @@ def forward_dynamics_constraints(model: Model, q: ArrayLike, v: ArrayLike, tau: 
                 # loops, contacts and coordinate rows: one compiled call (_compiled_mixed)
                 out = mixed.dynamics(q, v, tau, f_ext, data, method)
                 if out is not None:
+                    if f_ext is None:
+                        _set_lane(model, mixed.lane(cs, data, method))
                     return ConstrainedDynamicsResult(out[0], out[1], method, mixed.rows, out[5], out[4], out[2],
                                                      out[3], cs)
     _check_method(method, METHODS)
