@@ -19,6 +19,11 @@ def test_simulate_bench_rows(tmp_path, capsys):
     for key in ("sinews_us", "peer_us", "sinews_us_5_states", "peer_us_5_states"):
         assert step[key] > 0
     assert step["ratio"] == pytest.approx(step["sinews_us"] / step["peer_us"], rel=0.02)
+    # MuJoCo timed from its own run's state (every face pressed: soft contacts), and from sinews'
+    assert step["mujoco_contacts"] == 20
+    assert 0 <= step["mujoco_contacts_sinews_state"] <= 20 and step["peer_us_sinews_state"] > 0
+    assert step["ratio_sinews_state"] == pytest.approx(step["sinews_us_vs_sinews_state"] / step["peer_us_sinews_state"],
+                                                       rel=0.02)
     assert run["model"] == "box_stack 0.2 s run" and "default" in run["algorithm"]
     assert run["steps_per_second"] > 0 and run["peer_steps_per_second"] > 0
     assert run["final_base_height_m"] == pytest.approx(0.05, abs=2e-3)  # the bottom box still rests

@@ -20,6 +20,13 @@ def _general(monkeypatch):
     monkeypatch.setattr(F, "eligible", lambda scene: False)
 
 
+def _plain_pgs(monkeypatch):
+    """The compiled path without its direct step of the sticking set (plain PGS sweeps, as the
+    general path's fclib.solve): the step-by-step comparisons below compare the same algorithm
+    (a stack's impulses are not unique; the direct step is checked in tests/test_sim_stack.py)."""
+    monkeypatch.setattr(F.FastCoulomb, "direct", False)
+
+
 def _mixed_scene():
     """Ground, a box stack of two, a ball resting on the top box (sphere-box), two touching balls
     (sphere-sphere), a point foot and a capsule on the ground, a pendulum with a limit, damping
@@ -52,6 +59,7 @@ def _mixed_scene():
 
 
 def test_mixed_scene_is_compiled_and_agrees_step_by_step(monkeypatch):
+    _plain_pgs(monkeypatch)
     scene, q0, v0 = _mixed_scene()
     assert F.eligible(scene)
     ref = simulate(scene, q0, v0, 0.05, 1e-3, progress=False)
@@ -86,6 +94,7 @@ def test_mixed_scene_is_compiled_and_agrees_step_by_step(monkeypatch):
 
 @pytest.mark.parametrize("builder", ["box_stack", "mixed"])
 def test_compiled_run_matches_general_run(monkeypatch, builder):
+    _plain_pgs(monkeypatch)
     scene, q0, v0 = ex.box_stack(n=3) if builder == "box_stack" else _mixed_scene()
     if builder == "box_stack":
         v0[3] = 0.3  # sliding: friction, changing contacts
@@ -129,6 +138,7 @@ def test_unsupported_pair_hands_the_step_to_the_general_path(monkeypatch):
 def test_capsule_pairs_are_compiled_and_agree_with_the_general_path(monkeypatch):
     """Capsule-capsule and sphere-capsule (both orders) are kernel pairs: the step stays on the
     compiled path and agrees with the general path's (narrow_phase) contacts and step."""
+    _plain_pgs(monkeypatch)
     m = sinews.Model()
     I = SpatialInertia(1.0, np.zeros(3), np.eye(3) * 0.01)
     for name in ("ball", "c1", "c2", "ball2"):
@@ -309,6 +319,7 @@ def test_delassus_of_the_compiled_path_is_the_general_one(builder):
 
 
 def test_legged_scene_agrees_with_the_general_path(monkeypatch):
+    _plain_pgs(monkeypatch)
     scene, q0, v0 = _legged_scene()
     a = simulate(scene, q0, v0, 0.05, 1e-3, progress=False)
     assert a.num_contacts.max() >= 4 and a.converged.all()
@@ -354,6 +365,7 @@ def test_step_output_is_decoded_lazily_and_runs_are_bit_reproducible():
 def test_recorded_contacts_of_a_run_mixing_both_paths(monkeypatch):
     # every third step on the general path: the run's contact arrays (compiled records and
     # general outputs interleaved) are those of a run entirely on the general path
+    _plain_pgs(monkeypatch)
     scene, q0, v0 = ex.box_stack(n=2)
     v0[3] = 0.2
     calls = {"n": 0}

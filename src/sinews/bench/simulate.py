@@ -10,17 +10,24 @@ built from that one file: MuJoCo by ``MjModel.from_xml_path``, sinews by
 * ``quadruped``: Solo12 standing on its four feet (the ``quadruped`` demo's scene: base and
   upper-leg boxes, foot spheres; needs example-robot-data), dt = 1 ms, PD joint torques.
 
-The state timed is the one reached after 0.3 s of sinews simulation from the initial state (the
-stack settled, the robot standing: contacts active).  One step from that state is timed
+Each side is timed from the state its own simulation reaches after 0.3 s from the scene's
+initial state (the stack settled, the robot standing, with the same PD law: contacts active).
+Each engine steps a state of its own physics: MuJoCo's contacts are soft, so its resting stack
+presses every face (20 contacts, 2 mm of total compression) and the robot's feet sink a little;
+a sinews run leaves the resting gaps at zero to rounding (speculative contacts, exact sticking),
+and how many contacts MuJoCo finds in *that* state is a toss-up per face or foot (the stack: 12
+to 20 of its 20, the robot: 0 or 4; mj_step's cost follows).  One step from the state is timed
 repeatedly on both sides (MuJoCo: the state and ``qfrc_applied`` set, then ``mj_step``; sinews:
-``stepper.step(scene, q, v, tau, h)``), CPU time of this thread, alternating rounds
-(:func:`sinews.bench._timing.time_pair`).  Rows: ``model``, ``algorithm`` (``step default``,
-``step lcp``, ``step impulse``), ``sinews_us``, ``peer`` (``mujoco mj_step``), ``peer_us``,
-``ratio`` = sinews_us / peer_us, plus ``contacts`` (sinews contact points in the step, and
-MuJoCo's) and ``solver_iterations`` (of the timed step).  The solver's work depends on the state (the PGS sweeps
-to convergence and the cost of the careful verdict), so the ``default`` rows also give the mean
-over the five states at 0.26, 0.27, ..., 0.30 s (``*_5_states``), each stepped repeatedly from
-itself as above.
+``stepper.step(scene, q, v, tau, h)``, warm from its own previous step), CPU time of this thread,
+alternating rounds (:func:`sinews.bench._timing.time_pair`).  Rows: ``model``, ``algorithm``
+(``step default``, ``step lcp``, ``step impulse``), ``sinews_us``, ``peer`` (``mujoco
+mj_step``), ``peer_us``, ``ratio`` = sinews_us / peer_us, plus ``contacts`` (sinews contact
+points in the step, and MuJoCo's) and ``solver_iterations`` (of the timed step).  The solver's
+work depends on the state (the PGS sweeps to convergence and the cost of the careful verdict),
+so the ``default`` rows also give the mean over the five states at 0.26, 0.27, ..., 0.30 s of
+each run (``*_5_states``), each stepped repeatedly from itself as above, and ``mj_step`` timed
+from sinews' state (``peer_us_sinews_state``, ``mujoco_contacts_sinews_state``,
+``ratio_sinews_state``, against the same sinews step timed again, ``sinews_us_vs_sinews_state``).
 
 The end-to-end rows (``model`` ``box_stack 2 s run`` and ``quadruped 10 s run``, ``algorithm``
 ``simulate default (end to end)``) run :func:`sinews.sim.simulate` from the scene's initial state
@@ -71,6 +78,7 @@ def _quadruped():
 
 MODELS = {"box_stack": _box_stack, "quadruped": _quadruped}
 RUNS = {"box_stack": 2.0, "quadruped": 10.0}  # seconds simulated end to end
+SETTLE = 0.3  # seconds simulated before the timed step
 
 
 def same_scene(scene, dt, folder):
@@ -96,24 +104,19 @@ def _joint_force(cv, q, tau):
 
 
 def bench_steps(name, steppers, calls, rounds, folder):
-    import mujoco
-
     from ..sim import simulate
     from ..sim.steppers import make_stepper
 
     scene0, q0, v0, controller = MODELS[name]()
     scene, mj, cv = same_scene(scene0, DT, folder)
-    settle = simulate(scene, q0, v0, 0.3, DT, controller=controller, progress=False)
+    settle = simulate(scene, q0, v0, SETTLE, DT, controller=controller, progress=False)
     q, v = settle.q[-1].copy(), settle.v[-1].copy()
-    tau = controller(0.3, q, v) if controller is not None else np.zeros(scene.model.nv)
-    data = mujoco.MjData(mj)
-    qpos, qvel, frc = cv.qpos_from_q(q), cv.qvel_from_v(q, v), _joint_force(cv, q, tau)
-
-    def peer():
-        data.qpos[:] = qpos
-        data.qvel[:] = qvel
-        data.qfrc_applied[:] = frc
-        mujoco.mj_step(mj, data)
+    tau = controller(SETTLE, q, v) if controller is not None else np.zeros(scene.model.nv)
+    # MuJoCo from the states its own run reaches (at 0.26, ..., 0.30 s; the last is the one timed)
+    own = _mujoco_states(mj, cv, q0, v0, controller)
+    peer, ncon = _mj_stepper(mj, own[-1:])
+    # and from sinews' state (where MuJoCo's contact count is a toss-up: see the module docstring)
+    peer_s, ncon_s = _mj_stepper(mj, [(cv.qpos_from_q(q), cv.qvel_from_v(q, v), _joint_force(cv, q, tau))])
 
     rows = []
     for st in steppers:
@@ -129,24 +132,70 @@ def bench_steps(name, steppers, calls, rounds, folder):
         us, peer_us = time_pair(ours, peer, calls, rounds)
         row = {"model": name, "algorithm": f"step {st}", "sinews_us": round(us, 2), "peer": PEER,
                "peer_us": round(peer_us, 2), "ratio": round(us / peer_us, 2), "contacts": len(out.contacts),
-               "mujoco_contacts": int(data.ncon), "solver_iterations": int(out.stats.get("iterations", 0))}
-        if st == "default":  # the mean over five states (the solver's work varies from state to state)
-            us5, peer5 = _five_states(scene, settle, controller, mj, cv, calls, rounds)
+               "mujoco_contacts": ncon[0], "solver_iterations": int(out.stats.get("iterations", 0))}
+        if st == "default":
+            # the mean over five states (the solver's work varies from state to state)
+            us5, peer5 = _five_states(scene, settle, controller, mj, own, calls, rounds)
             row.update(sinews_us_5_states=round(us5, 2), peer_us_5_states=round(peer5, 2),
                        ratio_5_states=round(us5 / peer5, 2))
+            # MuJoCo stepped from sinews' state instead
+            us_s, peer_us_s = time_pair(ours, peer_s, calls, rounds)
+            row.update(sinews_us_vs_sinews_state=round(us_s, 2), peer_us_sinews_state=round(peer_us_s, 2),
+                       ratio_sinews_state=round(us_s / peer_us_s, 2), mujoco_contacts_sinews_state=ncon_s[0])
         rows.append(row)
-        extra = f"   (5 states: {row['ratio_5_states']})" if st == "default" else ""
+        extra = (f"   (5 states: {row['ratio_5_states']}; MuJoCo from sinews' state: {row['peer_us_sinews_state']} us, "
+                 f"{ncon_s[0]} contacts, ratio {row['ratio_sinews_state']})" if st == "default" else "")
         print(f"{name:10s} step {st:8s} {us:10.1f} us   {PEER} {peer_us:7.1f} us   ratio {us / peer_us:8.1f}"
-              f"   contacts {len(out.contacts)} (MuJoCo {data.ncon}){extra}", flush=True)
+              f"   contacts {len(out.contacts)} (MuJoCo {ncon[0]}){extra}", flush=True)
     return rows
 
 
-def _five_states(scene, settle, controller, mj, cv, calls, rounds):
-    """Per-step CPU time (us) of the default stepper and of mj_step over the states at 0.26,
-    0.27, ..., 0.30 s of the settling run, one stepper (and one MjData) per state, each warm
-    from its own previous step as in the single-state rows."""
+def _mujoco_states(mj, cv, q0, v0, controller):
+    """MuJoCo's own run from ``(q0, v0)`` (the same control law): ``(qpos, qvel, qfrc_applied)``
+    of its states at 0.26, 0.27, ..., 0.30 s (:data:`SETTLE`), the force that of the step from
+    there."""
     import mujoco
 
+    data = mujoco.MjData(mj)
+    data.qpos[:] = cv.qpos_from_q(q0)
+    data.qvel[:] = cv.qvel_from_v(q0, v0)
+    n = int(round(SETTLE / DT))
+    keep = {n - 10 * j for j in range(5)}
+    states = []
+    for k in range(n + 1):
+        if controller is not None:
+            q = cv.q_from_qpos(data.qpos)
+            v = cv.v_from_qvel(q, data.qvel)
+            data.qfrc_applied[:] = _joint_force(cv, q, controller(k * DT, q, v))
+        if k in keep:
+            states.append((data.qpos.copy(), data.qvel.copy(), data.qfrc_applied.copy()))
+        if k < n:
+            mujoco.mj_step(mj, data)
+    return states
+
+
+def _mj_stepper(mj, states):
+    """(a call that runs one ``mj_step`` from each of ``states`` (one MjData each), MuJoCo's
+    contact counts in those steps)."""
+    import mujoco
+
+    cases = [(mujoco.MjData(mj), *s) for s in states]
+
+    def peer():
+        for data, qpos, qvel, frc in cases:
+            data.qpos[:] = qpos
+            data.qvel[:] = qvel
+            data.qfrc_applied[:] = frc
+            mujoco.mj_step(mj, data)
+
+    peer()
+    return peer, [int(c[0].ncon) for c in cases]
+
+
+def _five_states(scene, settle, controller, mj, own, calls, rounds):
+    """Per-step CPU time (us) of the default stepper over the states at 0.26, 0.27, ..., 0.30 s
+    of the settling run (one stepper per state, each warm from its own previous step as in the
+    single-state rows) and of mj_step over its own run's states ``own`` at those times."""
     from ..sim.steppers import make_stepper
 
     cases = []
@@ -156,22 +205,15 @@ def _five_states(scene, settle, controller, mj, cv, calls, rounds):
         tau = controller(settle.t[i], q, v) if controller is not None else np.zeros(scene.model.nv)
         st = make_stepper("default")
         st.step(scene, q, v, tau, DT)
-        data = mujoco.MjData(mj)
-        cases.append((st, q, v, tau, data, cv.qpos_from_q(q), cv.qvel_from_v(q, v), _joint_force(cv, q, tau)))
+        cases.append((st, q, v, tau))
 
     def ours():
-        for st, q, v, tau, *_ in cases:
+        for st, q, v, tau in cases:
             st.step(scene, q, v, tau, DT)
 
-    def peer():
-        for *_, data, qpos, qvel, frc in cases:
-            data.qpos[:] = qpos
-            data.qvel[:] = qvel
-            data.qfrc_applied[:] = frc
-            mujoco.mj_step(mj, data)
-
+    peer, _ = _mj_stepper(mj, own)
     us, peer_us = time_pair(ours, peer, calls, rounds)
-    return us / len(cases), peer_us / len(cases)
+    return us / len(cases), peer_us / len(own)
 
 
 def bench_run(name, duration, folder):

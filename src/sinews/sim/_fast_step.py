@@ -131,7 +131,14 @@ class _Packer:
 
 
 class FastCoulomb:
-    """Tables and workspaces of one scene for :func:`~sinews.sim._step_kernels.coulomb_step`."""
+    """Tables and workspaces of one scene for :func:`~sinews.sim._step_kernels.coulomb_step`.
+
+    ``direct``: the PGS of the step takes the direct step of its sticking contacts
+    (:func:`sinews.sim._step_pgs.polish`) after each failed convergence test (True; False gives
+    plain PGS sweeps, as :func:`sinews.contact.fclib.solve`'s PGS phase).
+    """
+
+    direct = True
 
     def __init__(self, scene):
         from . import _step_kernels as SK
@@ -205,7 +212,7 @@ class FastCoulomb:
         P.add(SK.F_CQ, np.zeros(rows))
         P.add(SK.F_R, np.zeros(rows))
         P.add(SK.F_R0, np.zeros(rows))
-        P.add(SK.F_PBUF, np.zeros(3 * rows))
+        P.add(SK.F_PBUF, np.zeros(5 * rows + nv * (nv + 1) + 8))  # PGS scratch, then 8 chunk errors
         P.add(SK.F_VEC, np.zeros(4 * nv))
         P.add(SK.F_MU, np.zeros(capg))
         P.add(SK.F_LIMF, np.zeros((2, nlim)))
@@ -227,6 +234,11 @@ class FastCoulomb:
         P.add(SK.I_LIMIV, np.zeros(nlim, dtype=np.int64))
         P.add(SK.I_NB, np.zeros(capg, dtype=np.int64))
         P.add(SK.I_NBR, np.zeros((capg, capg), dtype=np.int64))
+        P.add(SK.I_PGSI, np.zeros(2 * nv + capg, dtype=np.int64))
+        blk = np.zeros((capg + 1, 2), dtype=np.int64)
+        blk[0, 0] = -1
+        P.add(SK.I_BLK, blk)
+        P.add(SK.I_LNZ, np.zeros((max(nv, 1), max(nv, 1) + 1), dtype=np.int64))
         self.F, self.I = P.build()
         F, I = self.F, self.I
 
@@ -249,6 +261,8 @@ class FastCoulomb:
         self.vec = view(SK.F_VEC, (4 * nv,))
         self.mu = view(SK.F_MU, (capg,))
         self.prev = view(SK.I_PREV, (cap + 1, 2))
+        self.cols = view(SK.I_COLS, (capg, max(nv, 1)))
+        self.ncol = view(SK.I_NCOL, (capg, 2))
         nout = nq + nv + SK.REC_HDR + SK.REC_W * cap
         self.out = view(SK.F_OUT, (nout,))
         self._out_start = int(I[4 * SK.F_OUT])
@@ -283,7 +297,7 @@ class FastCoulomb:
     def set_params(self, scene, stepper, h):
         """Write the step's parameters into the float table (when they changed)."""
         params = (h, scene.margin, scene.erp, stepper.capture_speed, stepper.tol, stepper.warm_start,
-                  stepper.max_iter)
+                  stepper.max_iter, self.direct)
         if params != self._params:  # the parameters are read at every step, written when changed
             SK = self.SK
             fp = self.fp
@@ -296,6 +310,7 @@ class FastCoulomb:
             fp[SK.P_WARM] = 1.0 if stepper.warm_start else 0.0
             fp[SK.P_CHUNK] = 100  # fclib.solve's default chunk
             fp[SK.P_MAXIT] = stepper.max_iter
+            fp[SK.P_DIRECT] = 1.0 if self.direct else 0.0
             self._params = params
 
     def step(self, scene, stepper, q, v, tau, h):
@@ -303,7 +318,7 @@ class FastCoulomb:
         stagnated: the FCLib driver on the assembled problem) or None (the kernel handed the
         step back: take the general path)."""
         if (h, scene.margin, scene.erp, stepper.capture_speed, stepper.tol, stepper.warm_start,
-                stepper.max_iter) != self._params:
+                stepper.max_iter, self.direct) != self._params:
             self.set_params(scene, stepper, h)
         code = self._kernel(q, v, tau, self.F, self.I)
         if code == _OK:  # one copy of the record (q+, v+, contacts, impulses, statistics)
@@ -331,7 +346,7 @@ class FastCoulomb:
         (REC_W columns, in step order).  When ``taken < len(keep)`` the next step's kernel
         returned ``code``: finish it with :meth:`after`, then the stepper's general path."""
         if (h, scene.margin, scene.erp, stepper.capture_speed, stepper.tol, stepper.warm_start,
-                stepper.max_iter) != self._params:
+                stepper.max_iter, self.direct) != self._params:
             self.set_params(scene, stepper, h)
         n = len(keep)
         b = getattr(self, "_chunk", None)
@@ -363,7 +378,11 @@ class FastCoulomb:
         r0 = self.r0[:m].copy() if self.io[self.SK.O_WARM] else None
         res = fclib.solve(fclib.FrictionContactProblem(W, cq, mu), tol=stepper.tol,
                           max_iter=stepper.max_iter, r0=r0)
-        J = self.J[: m * nv].reshape(m, nv)
+        Jk = self.J[: m * nv].reshape(m, nv)  # meaningful on each group's columns only
+        J = np.zeros((m, nv))
+        for g in range(k + nl):
+            c = self.cols[g, : self.ncol[g, 0]]
+            J[3 * g : 3 * g + 3, c] = Jk[3 * g : 3 * g + 3, c]
         v_free = self.vec[nv : 2 * nv]
         v_plus = v_free + np.linalg.solve(self.M, J.T @ res.r)
         self.remember(contacts.geom_a, contacts.geom_b, nl, res.r)

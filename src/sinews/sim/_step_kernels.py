@@ -20,7 +20,8 @@ through :func:`~sinews.sim.contact_problem.build_contact_problem` and the FCLib 
 4. the PGS phase of :func:`sinews.contact.fclib.solve` (its kernel's sweeps restricted to the
    nonzero blocks of W, :func:`sinews.sim._step_pgs.pgs_blocks`, in the same chunks with the
    same stagnation test, warm-started from the previous step's reactions when the contact set
-   is unchanged);
+   is unchanged), with a direct step on the sticking contacts after each failed convergence
+   test (:func:`sinews.sim._step_pgs.polish`; ``FastCoulomb.direct``);
 5. ``v+ = v_free + M^-1 J^T r`` and ``q+ = integrate(q, v+, h)``, and the step's record (``q+,
    v+``, the contacts, their frames and impulses, the solver's statistics) in one block of the
    float table, which the caller copies once.
@@ -55,15 +56,15 @@ from .._rnea_kernels import rnea_x
 from ..contact._fc3d_exact import safe_norm
 from ..geometry._collide_kernels import collide
 from ._step_pgs import block_lists, pgs_blocks
-from ._step_rows import contact_rows, delassus, finish, solve_m
+from ._step_rows import contact_rows, delassus, finish, nonzero_ancestors, solve_m
 
 OK = 0
 NEEDS_SOLVER = 1
 GENERAL = 2
 
 # float parameters (slot F_FP)
-P_H, P_MARGIN, P_ERP, P_CAPTURE, P_TOL, P_RADIUS, P_WARM, P_CHUNK, P_MAXIT = range(9)
-FP_SIZE = 9
+P_H, P_MARGIN, P_ERP, P_CAPTURE, P_TOL, P_RADIUS, P_WARM, P_CHUNK, P_MAXIT, P_DIRECT = range(10)
+FP_SIZE = 10
 # integer outputs (slot I_IO)
 O_K, O_NL, O_ITER, O_CONV, O_WARM = range(5)
 IO_SIZE = 5
@@ -77,10 +78,12 @@ IO_SIZE = 5
 NF = 25
 # int slots: outputs, model (mi), geometries, trees, contact pairs, the previous step's pairs,
 # dof parents, columns of each row group and their counts, trees of each group, marks, limit dofs,
-# the groups sharing a tree with each group (count, list)
+# the groups sharing a tree with each group (count, list), the PGS int scratch, the trees of the
+# groups of the last step that built those lists (count, then one row per group), the nonzero
+# entries of each row of the factor L (count, then their columns)
 (I_IO, I_MI, I_GI, I_TREES, I_CI, I_PREV, I_LAM, I_COLS, I_NCOL, I_CTREE, I_MARK, I_LIMIV, I_NB,
- I_NBR) = range(NF, NF + 14)
-NSLOTS = NF + 14
+ I_NBR, I_PGSI, I_BLK, I_LNZ) = range(NF, NF + 17)
+NSLOTS = NF + 17
 HEADER = 4 * NSLOTS  # offset, d0, d1, d2 per slot
 # the record (slot F_OUT): q+ (nq) | v+ (nv) | k, nl, iterations, error | REC_W per contact:
 # ga, gb, point (3), normal (3), distance, friction, restitution, t1 (3), t2 (3), impulse [n, t1, t2]
@@ -155,6 +158,8 @@ def coulomb_step(q, v, tau, F, I):
     lam = _v(I, I, I_LAM)
     if ltl_factor(L, lam) != 0:
         return GENERAL
+    lnz = _m(I, I, I_LNZ)
+    nonzero_ancestors(L, lam, lnz)
     # ---- passive joint forces (contact_problem.passive_joint_forces); qdd = M^-1 (tau_p - C)
     # with the bias C = RNEA(q, v, 0): the ABA's accelerations through the factor
     passive = _m(F, I, F_PASSIVE)
@@ -170,7 +175,7 @@ def coulomb_step(q, v, tau, F, I):
     if passive[0, 1] != 0.0:  # dry friction present (row 2)
         for i in range(nv):
             qdd[i] = taup[i] - tv[i]
-        solve_m(L, lam, qdd)
+        solve_m(L, lnz, qdd)
         for i in range(nv):
             vp = v[i] + h * qdd[i]
             stop = M[i, i] * abs(vp) / h
@@ -178,7 +183,7 @@ def coulomb_step(q, v, tau, F, I):
             taup[i] -= sg * min(passive[2, i], stop)
     for i in range(nv):
         qdd[i] = taup[i] - tv[i]
-    solve_m(L, lam, qdd)
+    solve_m(L, lnz, qdd)
     for i in range(nv):
         vf[i] = v[i] + h * qdd[i]
     # ---- collision (detection margin: speculative_margin)
@@ -261,8 +266,26 @@ def coulomb_step(q, v, tau, F, I):
     for t in range(nl):
         ctree[k + t, 0] = trees[1, lim_iv[t]]
     Wm = _v(F, I, F_W)[: mrows * mrows].reshape((mrows, mrows))
-    delassus(k + nl, Jm, L, lam, trees, cols, ncol, ctree, _v(F, I, F_Y)[: mrows * nv].reshape((mrows, nv)), Wm,
-             qdd)  # qdd: free once v_free is known
+    Ym = _v(F, I, F_Y)[: mrows * nv].reshape((nv, mrows))  # Y = J L^-1, transposed
+    # the blocks of W that can be nonzero (groups sharing a tree), rebuilt when the groups'
+    # trees change; W's other entries are zeroed then (they stay zero until the next change)
+    nb = _v(I, I, I_NB)
+    nbr = _m(I, I, I_NBR)
+    blk = _m(I, I, I_BLK)
+    fresh = blk[0, 0] == k + nl
+    if fresh:
+        for c in range(k + nl):
+            if blk[1 + c, 0] != ctree[c, 0] or blk[1 + c, 1] != ctree[c, 1]:
+                fresh = False
+                break
+    if not fresh:
+        block_lists(k + nl, ctree, nb, nbr)
+        blk[0, 0] = k + nl
+        for c in range(k + nl):
+            blk[1 + c, 0] = ctree[c, 0]
+            blk[1 + c, 1] = ctree[c, 1]
+    delassus(k + nl, Jm, L, lnz, trees, cols, ncol, ctree, Ym, Wm, qdd, nb, nbr,
+             not fresh)  # qdd: free once v_free is known
     qv = _v(F, I, F_CQ)[:mrows]
     for a in range(mrows):
         s = 0.0
@@ -312,33 +335,31 @@ def coulomb_step(q, v, tau, F, I):
     chunk = np.int64(fp[P_CHUNK])
     max_iter = np.int64(fp[P_MAXIT])
     window = 4
-    errors = np.empty(max_iter // max(chunk, 1) + 2)
     pbuf = _v(F, I, F_PBUF)
-    nb = _v(I, I, I_NB)
-    nbr = _m(I, I, I_NBR)
-    block_lists(k + nl, ctree, nb, nbr)
+    errors = pbuf[pbuf.shape[0] - 8 :]  # the last window + 1 chunk errors, a ring
     ne = 0
     used = 0
     conv = False
     err = np.inf
     while used < max_iter:
-        it, err, conv = pgs_blocks(Wm, qv, mu, rr_, pbuf[: 3 * mrows], nb, nbr, fp[P_TOL],
-                                   min(chunk, max_iter - used), 1.0, np.int64(10), 1.0 + nq_, np.bool_(False))
+        it, err, conv = pgs_blocks(Wm, qv, mu, rr_, pbuf[: 5 * mrows + nv * (nv + 1)], nb, nbr, fp[P_TOL],
+                                   min(chunk, max_iter - used), 1.0, np.int64(10), 1.0 + nq_, np.bool_(False), Ym,
+                                   cols, ncol, _v(I, I, I_PGSI), fp[P_DIRECT] != 0.0)
         used += it
         if conv:
             break
-        errors[ne] = err
+        errors[ne % 8] = err
         ne += 1
         if not math.isfinite(err):
             break
-        if ne > window and errors[ne - 1] > 0.5 * errors[ne - 1 - window]:
+        if ne > window and errors[(ne - 1) % 8] > 0.5 * errors[(ne - 1 - window) % 8]:
             break
     io[O_ITER] = used
     io[O_CONV] = 1 if conv else 0
     out[hdr + 3] = err
     if not conv:
         return NEEDS_SOLVER
-    if finish(q, vf, L, lam, Jm, cols, ncol, rr_, h, mi, tv, q_out, v_out) != 0:
+    if finish(q, vf, L, lnz, Jm, cols, ncol, rr_, h, mi, tv, q_out, v_out) != 0:
         return GENERAL
     for i in range(nv):
         if not math.isfinite(v_out[i]):

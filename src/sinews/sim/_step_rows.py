@@ -8,7 +8,7 @@ r"""The contact rows and the Delassus matrix of one ``"default"`` step, for
   normal row three times) and, for each group of three rows, its columns: the dofs of the two
   links' paths to the root, in decreasing order.
 * :func:`delassus`: with the branch-sparse factor ``M = L^T L`` (Featherstone, RBDA 6.5;
-  :func:`sinews._ltl_kernels.ltl_factor`), ``Y = J L^-1`` row by row (``y = L^-T j``: a row
+  :func:`sinews._ltl_kernels.ltl_factor`), ``Y = J L^-1`` row by row (stored transposed) (``y = L^-T j``: a row
   supported on a path to the root keeps that support, so each row costs O(path x depth)) and
   ``W = Y Y^T = J M^-1 J^T``, one 3x3 block per pair of row groups that share a tree (``M^-1``
   couples no two trees), symmetrised by construction, tiny diagonal entries lifted as in
@@ -31,9 +31,22 @@ def contact_rows(k, nl, ci, cf, gi, mi, trees, S, lim_iv, lim_sgn, Jm, cols, nco
     """Tangent bases (into ``cf[:, 7:13]``), rows ``Jm`` (3(k + nl), nv) and the columns of each
     row group: ``cols[g, :ncol[g, 0]]`` in one or two segments, ``[0, ncol[g, 1])`` and
     ``[ncol[g, 1], ncol[g, 0])``, each within one tree and decreasing (two segments when the two
-    links are on different trees)."""
-    Jm[:, :] = 0.0
+    links are on different trees).  Only a group's columns of ``Jm`` are meaningful (the rest of
+    its rows is not cleared: read them through ``cols``)."""
     for c in range(k):
+        # zero the rows over the dofs of the (one or two) trees of the contact's links: the
+        # only entries read (each group's columns lie in them)
+        t0 = -1
+        for side in range(2):
+            l = gi[ci[c, side], 1]
+            if l >= 0 and trees[0, l] != t0:
+                tr = trees[0, l]
+                t0 = tr
+                for t in range(trees[4 + tr, 0]):
+                    j = trees[4 + tr, 1 + t]
+                    Jm[3 * c, j] = 0.0
+                    Jm[3 * c + 1, j] = 0.0
+                    Jm[3 * c + 2, j] = 0.0
         n0 = cf[c, 3]
         n1 = cf[c, 4]
         n2 = cf[c, 5]
@@ -122,60 +135,60 @@ def contact_rows(k, nl, ci, cf, gi, mi, trees, S, lim_iv, lim_sgn, Jm, cols, nco
         ncol[k + t, 1] = 1
 
 
-@njit(inline="always", cache=True)
-def _shares_tree(ctree, a, b):
-    return ((ctree[a, 0] >= 0 and (ctree[a, 0] == ctree[b, 0] or ctree[a, 0] == ctree[b, 1]))
-            or (ctree[a, 1] >= 0 and (ctree[a, 1] == ctree[b, 0] or ctree[a, 1] == ctree[b, 1])))
-
-
-@njit(cache=True)
-def delassus(ng, Jm, L, lam, trees, cols, ncol, ctree, Y, Wm, dinv):
-    """``Y = J L^-1`` (zero outside each group's columns) and ``W = Y Y^T`` (lower and upper
-    blocks) for ``ng`` row groups of three rows; tiny diagonal entries lifted.  ``dinv`` (nv,)
-    is scratch (it gets ``1 / L_ii``)."""
+@njit(cache=True, fastmath={"contract"})
+def delassus(ng, Jm, L, lnz, trees, cols, ncol, ctree, Yt, Wm, dinv, nb, nbr, zero):
+    """``Y = J L^-1``, stored transposed (``Yt`` (nv, 3 ng): the three rows of a group adjacent
+    for each column; zero outside each group's columns within its trees, not cleared outside
+    them), and ``W = Y Y^T`` (lower and upper blocks) for ``ng`` row groups of three rows; tiny
+    diagonal entries lifted.  ``dinv`` (nv,) is scratch (it gets ``1 / L_ii``).  Only the blocks
+    of the groups that share a tree are written (``nbr[a, :nb[a]]``,
+    :func:`sinews.sim._step_pgs.block_lists`); with ``zero`` the other entries of ``W`` are
+    zeroed first (skip it when they are still zero: the same blocks as at the last call on this
+    buffer).  Products may be fused (FMA)."""
     mrows = 3 * ng
     nv = Jm.shape[1]
     for i in range(nv):
         dinv[i] = 1.0 / L[i, i]
     for ga in range(ng):
         a = 3 * ga
-        for j in range(nv):
-            Y[a, j] = 0.0
-            Y[a + 1, j] = 0.0
-            Y[a + 2, j] = 0.0
-        for t in range(ncol[ga, 0]):
-            j = cols[ga, t]
-            Y[a, j] = Jm[a, j]
-            Y[a + 1, j] = Jm[a + 1, j]
-            Y[a + 2, j] = Jm[a + 2, j]
-        # y <- L^-T y over the group's columns (decreasing, closed under ancestors), the three
-        # rows together (independent chains)
+        t0 = -1
+        for side in range(2):  # zero the rows over the group's trees (the entries read below)
+            tr = ctree[ga, side]
+            if tr >= 0 and tr != t0:
+                t0 = tr
+                for t in range(trees[4 + tr, 0]):
+                    j = trees[4 + tr, 1 + t]
+                    Yt[j, a] = 0.0
+                    Yt[j, a + 1] = 0.0
+                    Yt[j, a + 2] = 0.0
+        # y <- L^-T j over the group's columns (decreasing, closed under ancestors), the three
+        # rows together: y_i = (j_i - sum_{descendants c} L_ci y_c) / L_ii, the sums gathered in Yt
         for t in range(ncol[ga, 0]):
             i = cols[ga, t]
             d = dinv[i]
-            y0 = Y[a, i] * d
-            y1 = Y[a + 1, i] * d
-            y2 = Y[a + 2, i] * d
-            Y[a, i] = y0
-            Y[a + 1, i] = y1
-            Y[a + 2, i] = y2
-            j = lam[i]
-            while j >= 0:
+            y0 = (Jm[a, i] + Yt[i, a]) * d
+            y1 = (Jm[a + 1, i] + Yt[i, a + 1]) * d
+            y2 = (Jm[a + 2, i] + Yt[i, a + 2]) * d
+            Yt[i, a] = y0
+            Yt[i, a + 1] = y1
+            Yt[i, a + 2] = y2
+            for s in range(lnz[i, 0]):
+                j = lnz[i, 1 + s]
                 lij = L[i, j]
-                Y[a, j] -= lij * y0
-                Y[a + 1, j] -= lij * y1
-                Y[a + 2, j] -= lij * y2
-                j = lam[j]
+                Yt[j, a] -= lij * y0
+                Yt[j, a + 1] -= lij * y1
+                Yt[j, a + 2] -= lij * y2
+    if zero:
+        for a in range(mrows):
+            for b in range(mrows):
+                Wm[a, b] = 0.0
     for ga in range(ng):
-        for gb in range(ga + 1):
+        for tb in range(nb[ga]):
+            gb = nbr[ga, tb]
+            if gb > ga:
+                break
             a = 3 * ga
             b = 3 * gb
-            if not _shares_tree(ctree, ga, gb):
-                for r in range(3):
-                    for s in range(3):
-                        Wm[a + r, b + s] = 0.0
-                        Wm[b + s, a + r] = 0.0
-                continue
             w00 = w01 = w02 = w10 = w11 = w12 = w20 = w21 = w22 = 0.0
             for seg in range(2):  # the segments of b's columns on a tree of a's
                 lo = 0 if seg == 0 else ncol[gb, 1]
@@ -187,12 +200,12 @@ def delassus(ng, Jm, L, lam, trees, cols, ncol, ctree, Y, Wm, dinv):
                     continue
                 for t in range(lo, hi):
                     j = cols[gb, t]
-                    y0 = Y[a, j]
-                    y1 = Y[a + 1, j]
-                    y2 = Y[a + 2, j]
-                    z0 = Y[b, j]
-                    z1 = Y[b + 1, j]
-                    z2 = Y[b + 2, j]
+                    y0 = Yt[j, a]
+                    y1 = Yt[j, a + 1]
+                    y2 = Yt[j, a + 2]
+                    z0 = Yt[j, b]
+                    z1 = Yt[j, b + 1]
+                    z2 = Yt[j, b + 2]
                     w00 += y0 * z0
                     w01 += y0 * z1
                     w02 += y0 * z2
@@ -234,27 +247,43 @@ def delassus(ng, Jm, L, lam, trees, cols, ncol, ctree, Y, Wm, dinv):
 
 
 @njit(cache=True)
-def solve_m(L, lam, x):
-    """In place ``x <- M^-1 x = L^-1 L^-T x`` (the branch-sparse factor: O(n depth))."""
+def nonzero_ancestors(L, lam, lnz):
+    """``lnz[i, 1 : 1 + lnz[i, 0]]``: the ancestors ``j`` of dof ``i`` (``lam`` chain, decreasing)
+    with ``L[i, j] != 0``, the only entries of the branch-sparse factor the solves below use (a
+    free body whose centre of mass is its frame's origin has a diagonal block; skipping exact
+    zeros changes no value)."""
+    for i in range(L.shape[0]):
+        c = 0
+        j = lam[i]
+        while j >= 0:
+            if L[i, j] != 0.0:
+                lnz[i, 1 + c] = j
+                c += 1
+            j = lam[j]
+        lnz[i, 0] = c
+
+
+@njit(cache=True)
+def solve_m(L, lnz, x):
+    """In place ``x <- M^-1 x = L^-1 L^-T x`` (the branch-sparse factor, its nonzero entries
+    listed in ``lnz`` (:func:`nonzero_ancestors`): O(n depth))."""
     n = x.shape[0]
     for i in range(n - 1, -1, -1):
         x[i] /= L[i, i]
         xi = x[i]
-        j = lam[i]
-        while j >= 0:
+        for s in range(lnz[i, 0]):
+            j = lnz[i, 1 + s]
             x[j] -= L[i, j] * xi
-            j = lam[j]
     for i in range(n):
         acc = x[i]
-        j = lam[i]
-        while j >= 0:
+        for s in range(lnz[i, 0]):
+            j = lnz[i, 1 + s]
             acc -= L[i, j] * x[j]
-            j = lam[j]
         x[i] = acc / L[i, i]
 
 
 @njit(cache=True)
-def finish(q, vf, L, lam, Jm, cols, ncol, r, h, mi, tv, q_out, v_out):
+def finish(q, vf, L, lnz, Jm, cols, ncol, r, h, mi, tv, q_out, v_out):
     """``v+ = v_free + L^-1 L^-T (J^T r)`` and ``q+ = integrate(q, v+, h)``; returns the code
     of integrate."""
     nv = vf.shape[0]
@@ -267,7 +296,7 @@ def finish(q, vf, L, lam, Jm, cols, ncol, r, h, mi, tv, q_out, v_out):
             for t in range(ncol[g, 0]):
                 j = cols[g, t]
                 tv[j] += Jm[a, j] * x
-    solve_m(L, lam, tv)
+    solve_m(L, lnz, tv)
     for i in range(nv):
         v_out[i] = vf[i] + tv[i]
     return integrate(q, v_out, h, q_out, mi)
