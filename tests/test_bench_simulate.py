@@ -24,6 +24,11 @@ def test_simulate_bench_rows(tmp_path, capsys):
     assert 0 <= step["mujoco_contacts_sinews_state"] <= 20 and step["peer_us_sinews_state"] > 0
     assert step["ratio_sinews_state"] == pytest.approx(step["sinews_us_vs_sinews_state"] / step["peer_us_sinews_state"],
                                                        rel=0.02)
+    # consecutive steps along each engine's own trajectory (the solver works: the warm start is
+    # the previous step's answer); the stack keeps resting, so sinews' solver needs few sweeps
+    assert step["sinews_us_trajectory"] > 0 and step["peer_us_trajectory"] > 0
+    assert step["ratio_trajectory"] == pytest.approx(step["sinews_us_trajectory"] / step["peer_us_trajectory"], rel=0.02)
+    assert 1 <= step["solver_iterations_trajectory"] < 20
     assert run["model"] == "box_stack 0.2 s run" and "default" in run["algorithm"]
     assert run["steps_per_second"] > 0 and run["peer_steps_per_second"] > 0
     assert run["final_base_height_m"] == pytest.approx(0.05, abs=2e-3)  # the bottom box still rests

@@ -29,6 +29,13 @@ each run (``*_5_states``), each stepped repeatedly from itself as above, and ``m
 from sinews' state (``peer_us_sinews_state``, ``mujoco_contacts_sinews_state``,
 ``ratio_sinews_state``, against the same sinews step timed again, ``sinews_us_vs_sinews_state``).
 
+Consecutive steps: the ``default`` rows also time :data:`TRAJECTORY_STEPS` consecutive steps
+along each engine's own trajectory from its settled state (``*_trajectory``: only the step calls
+timed, the controller outside; median of :data:`TRAJECTORY_ROUNDS` alternating rounds).  A
+repeated step from one state is warm-started from the answer to the *same* problem (one PGS sweep
+and the verdict); along a trajectory the warm start is the previous step's answer and the solver
+works (the direct step included): this is the figure a run pays per step.
+
 The end-to-end rows (``model`` ``box_stack 2 s run`` and ``quadruped 10 s run``, ``algorithm``
 ``simulate default (end to end)``) run :func:`sinews.sim.simulate` from the scene's initial state
 (2000 and 10 000 steps; the quadruped with its PD controller; no progress bar; every step
@@ -142,11 +149,21 @@ def bench_steps(name, steppers, calls, rounds, folder):
             us_s, peer_us_s = time_pair(ours, peer_s, calls, rounds)
             row.update(sinews_us_vs_sinews_state=round(us_s, 2), peer_us_sinews_state=round(peer_us_s, 2),
                        ratio_sinews_state=round(us_s / peer_us_s, 2), mujoco_contacts_sinews_state=ncon_s[0])
+        if st == "default":
+            # along each engine's own trajectory: consecutive steps from the settled states (the
+            # warm start is then the previous step's answer, not the same problem's)
+            us_t, peer_t, sweeps = _trajectory_steps(scene, stepper, q, v, controller, mj, cv, own[-1])
+            row.update(sinews_us_trajectory=round(us_t, 2), peer_us_trajectory=round(peer_t, 2),
+                       ratio_trajectory=round(us_t / peer_t, 2), solver_iterations_trajectory=round(sweeps, 2))
         rows.append(row)
         extra = (f"   (5 states: {row['ratio_5_states']}; MuJoCo from sinews' state: {row['peer_us_sinews_state']} us, "
                  f"{ncon_s[0]} contacts, ratio {row['ratio_sinews_state']})" if st == "default" else "")
         print(f"{name:10s} step {st:8s} {us:10.1f} us   {PEER} {peer_us:7.1f} us   ratio {us / peer_us:8.1f}"
               f"   contacts {len(out.contacts)} (MuJoCo {ncon[0]}){extra}", flush=True)
+        if st == "default":
+            print(f"{name:10s} step default, {TRAJECTORY_STEPS} consecutive steps: {row['sinews_us_trajectory']} us "
+                  f"({row['solver_iterations_trajectory']} sweeps a step)   {PEER} {row['peer_us_trajectory']} us   "
+                  f"ratio {row['ratio_trajectory']}", flush=True)
     return rows
 
 
@@ -214,6 +231,49 @@ def _five_states(scene, settle, controller, mj, own, calls, rounds):
     peer, _ = _mj_stepper(mj, own)
     us, peer_us = time_pair(ours, peer, calls, rounds)
     return us / len(cases), peer_us / len(own)
+
+
+TRAJECTORY_STEPS = 500  # consecutive steps timed along each engine's own trajectory
+TRAJECTORY_ROUNDS = 5
+
+
+def _trajectory_steps(scene, stepper, q0, v0, controller, mj, cv, own):
+    """Per-step CPU time (us) of ``stepper`` and of ``mj_step`` along their own trajectories:
+    :data:`TRAJECTORY_STEPS` consecutive steps from the settled state of each engine (sinews'
+    ``(q0, v0)``, MuJoCo's ``own``), only the step calls timed (the controller's torques are
+    computed outside), median over :data:`TRAJECTORY_ROUNDS` alternating rounds; and the mean
+    solver iterations of sinews' steps."""
+    import mujoco
+
+    data = mujoco.MjData(mj)
+    clock = time.thread_time_ns
+    ours, theirs, sweeps = [], [], []
+    for _ in range(TRAJECTORY_ROUNDS):
+        if hasattr(stepper, "reset"):
+            stepper.reset()
+        q, v = q0.copy(), v0.copy()
+        spent, its = 0, 0
+        for k in range(TRAJECTORY_STEPS):
+            tau = controller(SETTLE + k * DT, q, v) if controller is not None else np.zeros(scene.model.nv)
+            t0 = clock()
+            out = stepper.step(scene, q, v, tau, DT)
+            spent += clock() - t0
+            q, v = out.q, out.v
+            its += int(out.stats.get("iterations", 0))
+        ours.append(spent / TRAJECTORY_STEPS / 1e3)
+        sweeps.append(its / TRAJECTORY_STEPS)
+        data.qpos[:], data.qvel[:], data.qfrc_applied[:] = own
+        mujoco.mj_forward(mj, data)
+        spent = 0
+        for k in range(TRAJECTORY_STEPS):
+            if controller is not None:
+                qq = cv.q_from_qpos(data.qpos)
+                data.qfrc_applied[:] = _joint_force(cv, qq, controller(SETTLE + k * DT, qq, cv.v_from_qvel(qq, data.qvel)))
+            t0 = clock()
+            mujoco.mj_step(mj, data)
+            spent += clock() - t0
+        theirs.append(spent / TRAJECTORY_STEPS / 1e3)
+    return float(np.median(ours)), float(np.median(theirs)), float(np.mean(sweeps))
 
 
 def bench_run(name, duration, folder):
