@@ -171,9 +171,9 @@ def load_urdf(source, floating_base: bool = False, **kwargs):
 def warmup(processes: int | None = None, simulation: bool = False) -> None:
     """Compile (or load from the on-disk cache) every core kernel now, on a tiny model.
 
-    ``processes``: how many child processes compile groups of kernels in parallel into the
-    on-disk cache before this process loads them (``None``: one per group, at most one per
-    CPU; ``1``: compile here only).  ``simulation``: also the kernels of the default
+    ``processes``: how many processes compile at once, this one included (``None``: one per
+    CPU, at most four; ``1``: this process only); the others are child processes that compile
+    into the on-disk cache, from which this process then loads their kernels.  ``simulation``: also the kernels of the default
     simulation stepper (collision, contact rows, the fused step), as the demos do before their
     first step.  See ``docs/cold-start.md``."""
     from . import _warmup
