@@ -16,6 +16,17 @@ reported, and enter the solvers, from this gap on: speculative contacts), ``stif
 ``damping`` (the ``lcp`` stepper's CFM/ERP), ``erp`` (fraction of the penetration corrected per
 step by the velocity-level steppers), ``default_friction`` and ``default_restitution`` (used when
 neither geometry of a pair gives a value).
+
+Pair rules (MJCF's ``<contact>`` section): :meth:`Scene.exclude_bodies` and
+:meth:`Scene.exclude_geometries` take pairs out of contact; :meth:`Scene.set_pair` gives one
+pair of geometries its own friction and restitution, and with ``force=True`` makes it collide
+whatever the filter says (MuJoCo's ``<pair>``).  They are folded into the scene's pair tables
+(filter, friction, restitution: one (n, n) table each, built once), which every stepper and
+:meth:`Scene.collide` read, the compiled ``default`` path included.
+
+>>> scene.set_pair("ground", "ball/sphere", friction=0.1)
+>>> float(scene.collide([0, 0, 0.0995, 0, 0, 0, 1]).friction[0])
+0.1
 """
 
 from __future__ import annotations
@@ -70,6 +81,9 @@ class Scene:
         self._geometries: list[Geometry] = []
         self._names: dict[str, int] = {}
         self._cache = None
+        self._excluded_bodies: set[tuple[int, int]] = set()
+        self._excluded_geometries: set[tuple[int, int]] = set()
+        self._pair_overrides: dict[tuple[int, int], tuple[float | None, float | None, bool]] = {}
         self.constraints = constraints
         self.margin = margin
         self.default_friction = default_friction
@@ -186,6 +200,102 @@ class Scene:
             return self._geometries[self._names[key]]
         return self._geometries[int(key)]
 
+    # ------------------------------------------------------------------ pair rules
+    def _geometry_index(self, key, argname: str) -> int:
+        """The index of geometry ``key`` (index, name or :class:`Geometry` of this scene)."""
+        if isinstance(key, Geometry):
+            i = self._names.get(key.name, -1) if key.name is not None else -1
+            if i < 0 or self._geometries[i] is not key:
+                raise KeyError(f"{argname}: geometry {key.name!r} is not a geometry of this scene")
+            return i
+        if isinstance(key, str):
+            if key not in self._names:
+                raise KeyError(f"{argname}: no geometry named {key!r}")
+            return self._names[key]
+        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+            i = int(key)
+            if not 0 <= i < len(self._geometries):
+                raise KeyError(f"{argname}: no geometry with index {i} (the scene has {len(self._geometries)})")
+            return i
+        raise KeyError(f"{argname} must be a geometry index, name or Geometry, got {key!r}")
+
+    def exclude_bodies(self, body_a: int | str, body_b: int | str) -> None:
+        """No contact between the geometries of ``body_a`` and those of ``body_b`` (ids or names;
+        MJCF's ``<exclude body1 body2>``), including geometries added later.  A pair made to
+        collide with :meth:`set_pair` (``force=True``) still collides."""
+        a = self.model._resolve_body(body_a, "body_a")
+        b = self.model._resolve_body(body_b, "body_b")
+        if a == b:
+            raise ValueError(f"body_b: the same body as body_a ({self.model.bodies[a].name!r})")
+        self._excluded_bodies.add((min(a, b), max(a, b)))
+        self._cache = None
+
+    def exclude_geometries(self, geom_a: int | str | Geometry, geom_b: int | str | Geometry) -> None:
+        """No contact between geometries ``geom_a`` and ``geom_b`` (index, name or
+        :class:`Geometry`), unless :meth:`set_pair` forces it (``force=True``)."""
+        i = self._geometry_index(geom_a, "geom_a")
+        j = self._geometry_index(geom_b, "geom_b")
+        if i == j:
+            raise ValueError(f"geom_b: the same geometry as geom_a ({self._geometries[i].name!r})")
+        self._excluded_geometries.add((min(i, j), max(i, j)))
+        self._cache = None
+
+    def set_pair(self, geom_a: int | str | Geometry, geom_b: int | str | Geometry, *, friction: float | None = None,
+                 restitution: float | None = None, force: bool = False) -> None:
+        """Rules for the pair of geometries ``geom_a``, ``geom_b`` (index, name or :class:`Geometry`).
+
+        Args:
+            friction: the pair's Coulomb coefficient (``>= 0``), used instead of the combination
+                of the two geometries' values (``None``: that combination).
+            restitution: the pair's coefficient of restitution in ``[0, 1]`` (``None``: combined).
+            force: test the pair for contact even when the filter refuses it (collision bits,
+                parent/child links, exclusions): MuJoCo's ``<pair>``.  The two geometries must
+                be on different links, not both fixed to the world.
+
+        Setting a pair again replaces its rules.
+        """
+        i = self._geometry_index(geom_a, "geom_a")
+        j = self._geometry_index(geom_b, "geom_b")
+        if i == j:
+            raise ValueError(f"geom_b: the same geometry as geom_a ({self._geometries[i].name!r})")
+        mu = None if friction is None else real_scalar(friction, "friction")
+        if mu is not None and mu < 0.0:
+            raise ValueError(f"friction must be >= 0, got {mu}")
+        e = None if restitution is None else real_scalar(restitution, "restitution")
+        if e is not None and not 0.0 <= e <= 1.0:
+            raise ValueError(f"restitution must be in [0, 1], got {e}")
+        if not isinstance(force, (bool, np.bool_)):
+            raise ValueError(f"force must be True or False, got {force!r}")
+        if force:
+            lk = self.model.compiled.link_of_body_list
+            a, b = self._geometries[i], self._geometries[j]
+            la, lb = lk[a.body], lk[b.body]
+            if a.body == b.body or (la >= 0 and la == lb):
+                raise ValueError(f"force: geometries {a.name!r} and {b.name!r} are on the same link")
+            if la < 0 and lb < 0:
+                raise ValueError(f"force: geometries {a.name!r} and {b.name!r} are both fixed to the world")
+        self._pair_overrides[(min(i, j), max(i, j))] = (mu, e, bool(force))
+        self._cache = None
+
+    @property
+    def pair_rules(self) -> dict:
+        """The pair rules, by name: ``{"excluded_bodies": [(a, b), ...], "excluded_geometries":
+        [(a, b), ...], "pairs": {(a, b): {"friction": .., "restitution": .., "force": ..}}}``."""
+        bn, gs = self.model.bodies, self._geometries
+        return {
+            "excluded_bodies": sorted((bn[a].name, bn[b].name) for a, b in self._excluded_bodies),
+            "excluded_geometries": sorted((gs[a].name, gs[b].name) for a, b in self._excluded_geometries),
+            "pairs": {(gs[a].name, gs[b].name): dict(friction=r[0], restitution=r[1], force=r[2])
+                      for (a, b), r in sorted(self._pair_overrides.items())},
+        }
+
+    def clear_pair_rules(self) -> None:
+        """Remove every exclusion and pair rule."""
+        self._excluded_bodies.clear()
+        self._excluded_geometries.clear()
+        self._pair_overrides.clear()
+        self._cache = None
+
     # ------------------------------------------------------------------ compiled tables
     def _tables(self):
         if self._cache is not None:
@@ -200,6 +310,8 @@ class Scene:
         fric = np.zeros((n, n))
         rest = np.zeros((n, n))
         skipped = []
+        ex_b, ex_g, over = self._excluded_bodies, self._excluded_geometries, self._pair_overrides
+        rules = bool(ex_b or ex_g or over)
         for i in range(n):
             for j in range(i + 1, n):
                 a, b = geos[i], geos[j]
@@ -209,6 +321,13 @@ class Scene:
                 # between are looked through); a link whose parent is the world still collides
                 ok = ok and not ((link[j] >= 0 and plink[i] == link[j]) or (link[i] >= 0 and plink[j] == link[i]))
                 ok = ok and not (link[i] < 0 and link[j] < 0)  # both fixed to the world
+                rule = None
+                if rules:  # exclusions, then the pair's own rule (force: past every filter)
+                    if ok and ((i, j) in ex_g or (min(a.body, b.body), max(a.body, b.body)) in ex_b):
+                        ok = False
+                    rule = over.get((i, j))
+                    if rule is not None and rule[2]:
+                        ok = True
                 if ok and not supported_pair(a.shape, b.shape):
                     skipped.append(f"({a.name!r}, {b.name!r}: {type(a.shape).__name__}-{type(b.shape).__name__})")
                     ok = False
@@ -216,6 +335,11 @@ class Scene:
                 fric[i, j] = fric[j, i] = combine_friction(a.friction, b.friction, self.default_friction)
                 rest[i, j] = rest[j, i] = combine_restitution(a.restitution, b.restitution,
                                                               self.default_restitution)
+                if rule is not None:
+                    if rule[0] is not None:
+                        fric[i, j] = fric[j, i] = rule[0]
+                    if rule[1] is not None:
+                        rest[i, j] = rest[j, i] = rule[1]
         if skipped:
             warnings.warn(
                 f"{len(skipped)} geometry pair(s) have no contact routine and are not tested: "

@@ -42,6 +42,13 @@ geometry (``None``: the scene defaults).  MJCF: each geom's sliding friction (fi
 ``friction`` values); sinews combines a pair's friction by the geometric mean where MuJoCo takes
 the maximum -- the same value whenever the two geoms have equal friction.  MuJoCo has no
 restitution coefficient (its contacts are soft, ``solref``): restitution 0.
+
+MJCF ``<contact>``: ``<exclude body1 body2>`` -> :meth:`Scene.exclude_bodies`; ``<pair geom1
+geom2>`` -> :meth:`Scene.set_pair` with ``force=True`` (collides whatever the bits and filters
+say, as in MuJoCo) and the pair's tangential friction (the first of its five values; 0 for
+``condim="1"``); what has no sinews equivalent (torsional/rolling friction, anisotropy, the
+pair's margin, gap, solref, solimp) is named in a warning.  :func:`scene_to_mjcf` writes the
+rules back.
 """
 
 from __future__ import annotations
@@ -261,7 +268,9 @@ def scene_from_mjcf(path: str | os.PathLike, *, mesh: str = "box", unsupported: 
     linear joint couplings) become ``scene.constraints``
     (:func:`sinews.mujoco_import.mujoco_constraints`), which every stepper enforces; other
     features without a sinews equivalent (tendons, springs, ...) are refused, or dropped with a
-    warning when ``unsupported="warn"``.  The compiled ``mujoco.MjModel`` is kept as
+    warning when ``unsupported="warn"``.  The ``<contact>`` section's exclusions and pairs become
+    the scene's pair rules (module docstring; the pair's tangential friction is its ``mu``;
+    unsupported pair attributes are named in a warning).  The compiled ``mujoco.MjModel`` is kept as
     ``scene.mj_model`` (its ``opt.timestep`` is the file's time step).
     """
     mujoco = _import_mujoco()
@@ -292,10 +301,11 @@ def scene_from_mjcf(path: str | os.PathLike, *, mesh: str = "box", unsupported: 
     else:
         model = from_mujoco(mj, unsupported=unsupported)
     scene = Scene(model, constraints, **scene_options)
-    approximated, used, bits = 0, set(), []
+    approximated, used, bits, index = 0, set(), [], {}
+    in_pairs = {int(g) for g in mj.pair_geom1} | {int(g) for g in mj.pair_geom2}
     for g, geo in enumerate(mujoco_geoms(mj)):
-        if geo.contype == 0 and geo.conaffinity == 0:
-            continue  # a visual-only geom
+        if geo.contype == 0 and geo.conaffinity == 0 and g not in in_pairs:
+            continue  # a visual-only geom (a geom of a <pair> collides through its pair only)
         size = np.asarray(geo.size, dtype=float)
         X = geo.X_body_geometry
         if geo.type == "plane":
@@ -322,6 +332,7 @@ def scene_from_mjcf(path: str | os.PathLike, *, mesh: str = "box", unsupported: 
         name = geo.name if geo.name and geo.name not in used else None
         used.add(name)
         bits.append((geo.contype, geo.conaffinity))
+        index[g] = len(scene.geometries)
         scene.add_geometry(geo.body, shape, X, name=name, friction=float(geo.friction[0]), restitution=None,
                            group=geo.contype & ALL_GROUPS, mask=geo.conaffinity & ALL_GROUPS)
     if approximated:
@@ -332,6 +343,9 @@ def scene_from_mjcf(path: str | os.PathLike, *, mesh: str = "box", unsupported: 
     if differ:
         warnings.warn(f"scene_from_mjcf: {differ} geom pairs collide in MuJoCo (contype of one & conaffinity "
                       "of the other) but not in sinews (both ways needed)", RuntimeWarning, stacklevel=2)
+    from ._mjcf_contact import read_contact_section
+
+    read_contact_section(mujoco, mj, scene, index)
     scene.mj_model = mj
     return scene
 
@@ -454,8 +468,11 @@ def scene_to_mjcf(scene: Scene, dt: float = 1e-3, *, cone: str = "elliptic", nam
     Reading it back with :func:`scene_from_mjcf` gives a model whose ``q`` equals this one's
     (MuJoCo's ``qpos`` up to the quaternion order).  Supported: revolute, prismatic, fixed
     joints, and free joints on the world with an identity ``X_parent_joint``; a geometry
-    without friction gets the scene's ``default_friction``.  Restitution has no MuJoCo
-    equivalent and is dropped.  ``ValueError`` names what cannot be written.
+    without friction gets the scene's ``default_friction``.  Pair rules become a ``<contact>``
+    section: body exclusions ``<exclude>``, pairs with a rule that collide ``<pair>`` with the
+    pair's friction (a geometry exclusion has no MJCF equivalent unless its bodies are excluded
+    or the pair is forced).  Restitution has no MuJoCo equivalent and is dropped.
+    ``ValueError`` names what cannot be written.
     """
     from xml.sax.saxutils import quoteattr
 
@@ -538,5 +555,9 @@ def scene_to_mjcf(scene: Scene, dt: float = 1e-3, *, cone: str = "elliptic", nam
     out += [geom_xml(g, "    ") for g in geoms.get(0, [])]
     for b in children.get(0, []):
         out += body_xml(b, 1)
-    out += ["  </worldbody>", "</mujoco>", ""]
+    out += ["  </worldbody>"]
+    from ._mjcf_contact import contact_xml
+
+    out += contact_xml(scene)
+    out += ["</mujoco>", ""]
     return "\n".join(out)
