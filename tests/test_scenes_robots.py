@@ -51,3 +51,45 @@ def test_scenes_humanoid_is_pushed_over(tmp_path):
     mg = result["summary"]["mass_kg"] * 9.81
     assert np.all(F[50:, 2] > 0.5 * mg)  # still standing on its feet during the quick run
     assert (tmp_path / "humanoid_fall.html").stat().st_size > 500_000
+
+
+#: the links whose soles stand on the ground in the starting posture
+TALOS_FEET = {"leg_left_6_link", "leg_right_6_link"}
+
+
+def _talos_links_on_ground(scene, q):
+    """Names of the links with a collision shape within 1 mm of the ground at ``q``."""
+    contacts = scene.collide(q, margin=1e-3)
+    body = np.array([g.body for g in scene.geometries])
+    other = np.where(body[contacts.geom_a] == 0, contacts.geom_b, contacts.geom_a)
+    return {scene.model.bodies[b].name for b in body[other]}
+
+
+@pytest.mark.slow
+def test_scenes_humanoid_full_run_falls_over_onto_its_body(tmp_path):
+    """The full-length humanoid-fall demo (1.5 s; about 5 s of run time on an idle machine): Talos
+    starts on its two feet, is pushed over and ends lying on the ground, touching it with links
+    other than its feet, the ground carrying its weight (the quick run stops while it stands)."""
+    from sinews.demos.humanoid_fall import talos_scene
+
+    result = demos.run("humanoid-fall", tmp_path, quick=False)
+    s = result["summary"]
+    assert s["duration_s"] == pytest.approx(1.5)
+    assert s["fell"] is True
+    assert s["initial_base_height_m"] > 0.9
+    assert s["final_base_height_m"] < 0.3
+    data = np.load(tmp_path / "humanoid_fall_trajectory.npz")
+    q, z, F, t = data["q"], data["base_height"], data["contact_force"], data["t"]
+    assert z[-1] == pytest.approx(s["final_base_height_m"]) and z[-1] < 0.3
+    assert q[-1, 0] > q[0, 0] + 0.3  # it fell forward, the way it was pushed
+    # the contacts, recomputed from the stored configurations: the feet only at the start, the
+    # body (not the feet) at the end
+    scene, _ = talos_scene()
+    assert _talos_links_on_ground(scene, q[0]) == TALOS_FEET
+    final = _talos_links_on_ground(scene, q[-1])
+    assert len(final - TALOS_FEET) >= 3, final
+    assert any(name.startswith(("head", "arm", "gripper", "torso")) for name in final), final
+    # lying still at the end: the ground carries the weight
+    mg = s["mass_kg"] * 9.81
+    assert np.all(np.abs(F[t > t[-1] - 0.1, 2] - mg) < 0.02 * mg)
+    assert np.abs(data["v"][-1]).max() < 0.05
