@@ -161,10 +161,12 @@ def test_warmup_simulation_covers_the_default_steppers_kernels():
 
 
 def test_warmup_compiles_each_core_kernel_once_without_literal_specialisations():
-    """``sinews.warmup()`` (in one process) compiles every core kernel for one signature.  A
-    kernel called from another kernel with a bare integer (``f(x, 2)``) is typed
-    ``Literal[int](2)`` and compiled again beside its ``int64`` version: for the joint pass that
-    is 4 s of cold start per literal (pass ``np.int64(2)``)."""
+    """``sinews.warmup()`` (in one process) compiles every core kernel for one signature, and
+    leaves nothing to compile: a program's later calls (a new model's checked first call, then
+    the fast path's entry kernels) add no signature to any kernel.  A kernel called from
+    another kernel with a bare integer (``f(x, 2)``) is typed ``Literal[int](2)`` and compiled
+    again beside its ``int64`` version: for the joint pass that is 4 s of cold start per literal
+    (pass ``np.int64(2)``)."""
     out = run_fresh(
         """
         import json, sys
@@ -172,19 +174,69 @@ def test_warmup_compiles_each_core_kernel_once_without_literal_specialisations()
         import sinews
 
         sinews.warmup(processes=1)
-        found = {}
-        for name, mod in list(sys.modules.items()):
-            if not name.startswith("sinews") or mod is None:
-                continue
-            for obj in list(vars(mod).values()):
-                if isinstance(obj, CPUDispatcher) and obj.py_func.__module__.startswith("sinews"):
-                    key = obj.py_func.__module__ + "." + obj.py_func.__qualname__
-                    found[key] = sorted(str(s) for s in obj.signatures)
-        print(json.dumps(found))
+
+        def signatures():
+            found = {}
+            for name, mod in list(sys.modules.items()):
+                if not name.startswith("sinews") or mod is None:
+                    continue
+                for obj in list(vars(mod).values()):
+                    if isinstance(obj, CPUDispatcher) and obj.py_func.__module__.startswith("sinews"):
+                        key = obj.py_func.__module__ + "." + obj.py_func.__qualname__
+                        found[key] = sorted(str(s) for s in obj.signatures)
+            return found
+
+        found = signatures()
+        # a program's own calls after the warm-up: a new model (its first call takes the checked
+        # path), then the fast path's entry kernels, for every core algorithm
+        import numpy as np
+        from sinews.sample_models import arm7, quadruped12
+
+        for make in (arm7, quadruped12):
+            m = make()
+            m.add_frame("warm_tip", m.nbodies - 1)
+            q, v = sinews.neutral(m), np.zeros(m.nv)
+            F = np.zeros((m.nbodies, 6))
+            b = m.nbodies - 1
+            for _ in range(2):
+                sinews.aba(m, q, v, v); sinews.aba(m, q, v, v, F); sinews.rnea(m, q, v, v)
+                sinews.rnea(m, q, v, v, F); sinews.crba(m, q); sinews.minverse(m, q); sinews.minv_times(m, q, v)
+                sinews.ltl_factor(m, sinews.crba(m, q)).solve(v)
+                sinews.forward_kinematics(m, q); sinews.body_placement(m, q, b); sinews.frame_placement(m, q, "warm_tip")
+                sinews.point_jacobian(m, q, b); sinews.point_jacobian_6d(m, q, b); sinews.body_jacobian(m, q, b)
+                sinews.frame_jacobian(m, q, "warm_tip"); sinews.frame_jacobian_time_variation(m, q, v, "warm_tip")
+                sinews.point_jacobian_time_variation(m, q, v, b); sinews.center_of_mass(m, q)
+                sinews.com_velocity(m, q, v); sinews.com_jacobian(m, q); sinews.kinetic_energy(m, q, v)
+                sinews.mechanical_energy(m, q, v); sinews.normalize(m, sinews.integrate(m, q, v, 0.1))
+        after = signatures()
+        grew = sorted(k for k in after if set(after[k]) - set(found.get(k, ())))
+        print(json.dumps({"found": found, "grew": grew}))
         """
     )
-    assert len(out) > 20  # the core kernels were reached
-    literal = {k: s for k, s in out.items() if any("Literal" in x for x in s)}
+    found = out["found"]
+    assert len(found) > 20  # the core kernels were reached
+    for kernel in ("aba_x", "rnea_x", "crba_x", "minverse_x"):  # the fast path's entry kernels
+        assert any(k.endswith("." + kernel) and s for k, s in found.items()), kernel
+    literal = {k: s for k, s in found.items() if any("Literal" in x for x in s)}
     assert literal == {}, literal
-    twice = {k: s for k, s in out.items() if len(s) > 1}
+    twice = {k: s for k, s in found.items() if len(s) > 1}
     assert twice == {}, twice
+    # nothing is left to compile: no kernel a later call uses gets a new signature
+    assert out["grew"] == [], out["grew"]
+
+
+def test_warmup_plan_shares_every_group_out_once():
+    """The core groups are shared out between this process and the children: each exactly
+    once; this process starts with the joint pass ("rnea"); a child runs the groups that do not
+    need the joint pass first (it waits for this process to cache it)."""
+    from sinews import _warmup
+
+    for processes in range(1, len(_warmup._CORE) + 1):
+        plan = _warmup._plan(processes)
+        assert len(plan) == processes
+        assert sorted(n for names in plan for n in names) == sorted(_warmup._CORE)
+        assert plan[0][0] == "rnea"
+        for names in plan[1:]:
+            needs = [_warmup._CORE[n][2] for n in names]
+            assert needs == sorted(needs)  # jp-free (False) first
+    assert set(_warmup.GROUPS) == {group for group, _, _ in _warmup._CORE.values()}

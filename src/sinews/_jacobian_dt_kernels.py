@@ -42,7 +42,7 @@ def jacobian_time_variation(q, v, row, x, ref, dJ, mi, mf, ws, pl):
             return code
     k = int(pl[row * PL_STRIDE + PL_LINK])
     if k < 0:
-        return jacobian_time_variation_chain(q, v, row, x, ref, dJ, mi, mf, ws, pl, mi[0], 0)
+        return jacobian_time_variation_chain(q, v, row, x, ref, dJ, mi, mf, ws, pl, mi[0], np.int64(0))
     chain, n = support_chain(k, mi)
     return jacobian_time_variation_chain(q, v, row, x, ref, dJ, mi, mf, ws, pl, chain, n)
 

@@ -51,15 +51,17 @@ from ._kernel_checks import (  # noqa: F401 (re-exported: the kernels import the
 from .joints import JT_FREEFLYER, JT_HELICAL, JT_MULTIAXIS, JT_PRISMATIC, JT_REVOLUTE, JT_SPHERICAL
 
 # ----------------------------------------------------------------------------------------------
-# scalar helpers (inlined)
+# scalar helpers: compiled once each and inlined by LLVM (``forceinline``) into the kernels that
+# call them.  Numba's own ``inline="always"`` would copy their IR into every caller and type it
+# again there, which made the joint pass alone take about 4 s to compile (1.8 s now).
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, forceinline=True)
 def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, forceinline=True)
 def _rodrigues(a0, a1, a2, c, s):
     t = 1.0 - c
     return (
@@ -75,7 +77,7 @@ def _rodrigues(a0, a1, a2, c, s):
     )
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, forceinline=True)
 def _quat_matrix(x, y, z, w):
     """Rotation matrix of the quaternion (x, y, z, w) of any finite norm whose largest
     |component| is at least QUAT_TINY.  A squared norm outside [1e-290, 1e290] (it would lose
@@ -107,7 +109,7 @@ def _quat_matrix(x, y, z, w):
     )
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, forceinline=True)
 def _inertia_times(m, h0, h1, h2, ixx, iyy, izz, ixy, ixz, iyz, w0, w1, w2, v0, v1, v2):
     """Rigid-body inertia (mass m, first moment h, rotational inertia about the origin) times
     the motion [w; v]:  [Io w + h x v;  m v - h x w]  (RBDA eq. 2.63)."""
@@ -123,7 +125,7 @@ def _inertia_times(m, h0, h1, h2, ixx, iyy, izz, ixy, ixz, iyz, w0, w1, w2, v0, 
     )
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, forceinline=True)
 def _cross_force(w0, w1, w2, v0, v1, v2, n0, n1, n2, f0, f1, f2):
     """Spatial force cross product [w; v] x* [n; f] = [w x n + v x f;  w x f]."""
     x0, x1, x2 = _cross(w0, w1, w2, n0, n1, n2)
@@ -132,7 +134,7 @@ def _cross_force(w0, w1, w2, v0, v1, v2, n0, n1, n2, f0, f1, f2):
     return x0 + y0, x1 + y1, x2 + y2, z0, z1, z2
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, forceinline=True)
 def _parent_to_child(r00, r01, r02, r10, r11, r12, r20, r21, r22, p0, p1, p2, w0, w1, w2, v0, v1, v2):
     """Motion vector [w; v] of the parent frame expressed in the child frame whose pose in the
     parent is (R, p):  [R^T w;  R^T (v + w x p)]."""
@@ -154,15 +156,18 @@ def _parent_to_child(r00, r01, r02, r10, r11, r12, r20, r21, r22, p0, p1, p2, w0
 # joint pass: link poses, motion subspaces, velocities, velocity-product accelerations
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def joint_pass(q, v, mi, mf, ws, mode):
     """Per link: pose (R, p) in the parent link; multi-axis S(q) into the S region;
     if ``mode & 1``: spatial velocity v_i and c_i = cJ + v_i x vJ;
-    if ``mode & 2``: world pose (oR, op)."""
+    if ``mode & 2``: world pose (oR, op).  (Inlined into the kernels that call it, so that
+    they call :func:`joint_pass_links` directly: one kernel less to compile and link.)"""
     joint_pass_links(q, v, mi, mf, ws, mode, mi[0], np.int64(-1))
 
 
-@njit(cache=True)
+# forceinline=False stated: a kernel compiled while typing a ``forceinline`` caller (such as
+# sinews._kinematics_pass.chain_poses) would otherwise inherit the flag
+@njit(cache=True, forceinline=False)
 def joint_pass_links(q, v, mi, mf, ws, mode, links, n):
     """:func:`joint_pass` over ``links[:n]`` only (a root-to-tip ordered subset such as the
     support chain of one link), or over every link when ``n < 0``."""
@@ -499,7 +504,7 @@ def joint_pass_links(q, v, mi, mf, ws, mode, links, n):
 # A (xx, yy, zz, xy, xz, yz), B (row-major 3x3), C (xx, yy, zz, xy, xz, yz).
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, forceinline=True)
 def _rot_sym(r00, r01, r02, r10, r11, r12, r20, r21, r22, xx, yy, zz, xy, xz, yz):
     """R S R^T for symmetric S, returned as (xx, yy, zz, xy, xz, yz)."""
     # T = S R^T
@@ -522,7 +527,7 @@ def _rot_sym(r00, r01, r02, r10, r11, r12, r20, r21, r22, xx, yy, zz, xy, xz, yz
     )
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True, forceinline=True)
 def _rot_gen(r00, r01, r02, r10, r11, r12, r20, r21, r22, g00, g01, g02, g10, g11, g12, g20, g21, g22):
     """R G R^T for a general 3x3 G (row-major result)."""
     t00 = g00 * r00 + g01 * r01 + g02 * r02

@@ -212,7 +212,7 @@ def row_placement(q, row, out, mi, mf, ws, pl):
             return code
     k = int(pl[row * PL_STRIDE + PL_LINK])
     if k < 0:
-        return row_placement_chain(q, row, out, mi, mf, ws, pl, mi[0], 0)
+        return row_placement_chain(q, row, out, mi, mf, ws, pl, mi[0], np.int64(0))
     chain, n = support_chain(k, mi)
     return row_placement_chain(q, row, out, mi, mf, ws, pl, chain, n)
 

@@ -2,14 +2,20 @@
 
 Kernels compile lazily on first use and are cached on disk (Numba ``cache=True``), so the first
 call in a fresh installation takes seconds and later processes load them in milliseconds.
-``warmup()`` triggers every core kernel once on a tiny model with every joint type, so that a
-program can pay that cost up front (and a benchmark never times a compilation).
+``warmup()`` calls every core algorithm on tiny models with every joint type, twice: the first
+call of a model takes the checked path (and binds the model's workspace), the second the fast
+path's entry kernel (``*_x``, ``sinews._kinematics_fast_kernels``), so that both are compiled
+and a program (or a benchmark) never compiles later.
 
 Numba compiles under a global lock, one function at a time per process.  With ``processes > 1``
-the kernels are split into groups that compile in that many child processes at once, each
-writing to the shared on-disk cache; then this process runs every group itself, loading the
-kernels from the cache (milliseconds each; anything the children could not cache, for example
-when the cache directory is read-only, is compiled here as usual).  See ``docs/cold-start.md``.
+the groups of kernels below are shared out (longest first) between this process and
+``processes - 1`` child processes, which all compile at once into the shared on-disk cache; then
+this process runs every group, loading the children's kernels from the cache (milliseconds
+each; anything the children could not cache, for example when the cache directory is read-only,
+is compiled here as usual).  Every tree algorithm calls the joint pass, the biggest shared
+kernel: this process compiles it first, and a child starts with the kernels that do not need it
+(configuration, ``L^T L``, checks), then waits (boundedly) until the joint pass is in the cache
+and loads it instead of compiling it a second time.  See ``docs/cold-start.md``.
 """
 
 from __future__ import annotations
@@ -17,60 +23,155 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
+
+_JOINT_TYPES = ["RX", "Prismatic", "Spherical", "FreeFlyer", "Planar", "Helical"]
+
+
+def _model():
+    """A tiny model with every joint type and one frame, "tip" (a new one per call: its first
+    call of an algorithm takes the checked path)."""
+    from sinews.sample_models import random_tree
+
+    m = random_tree(6, 0, joint_types=_JOINT_TYPES)
+    m.add_frame("tip", m.nbodies - 1)
+    return m
 
 
 def _setup():
     import sinews
-    from sinews.sample_models import random_tree
 
-    m = random_tree(6, 0, joint_types=["RX", "Prismatic", "Spherical", "FreeFlyer", "Planar", "Helical"])
-    m.add_frame("tip", m.nbodies - 1)
+    m = _model()
     q = sinews.neutral(m)
     v = np.zeros(m.nv)
     F = np.zeros((m.nbodies, 6))
     return sinews, m, q, v, F
 
 
-def _group_rnea(sinews, m, q, v, F):
-    sinews.rnea(m, q, v, v, F)
+def _twice(call):
+    """``call(model)`` on a new model, twice: the checked path, then the fast path."""
+    m = _model()
+    call(m)
+    call(m)
+
+
+def _group_misc(sinews, m, q, v, F):
+    """Kernels that do not call the joint pass: configuration, ``L^T L``, the input checks."""
     sinews.normalize(m, sinews.integrate(m, q, v, 0.1))
+    sinews.ltl_factor(m, np.eye(m.nv)).solve(v)
+
+
+def _group_rnea(sinews, m, q, v, F):
+    _twice(lambda m: sinews.rnea(m, q, v, v, F))
+    _twice(lambda m: sinews.rnea(m, q, v, v))
 
 
 def _group_aba(sinews, m, q, v, F):
-    sinews.aba(m, q, v, v, F)
-    sinews.minv_times(m, q, v)
-    sinews.minverse(m, q)
+    _twice(lambda m: sinews.aba(m, q, v, v, F))
+    _twice(lambda m: sinews.aba(m, q, v, v))
+    _twice(lambda m: sinews.minv_times(m, q, v))
+
+
+def _group_minverse(sinews, m, q, v, F):
+    _twice(lambda m: sinews.minverse(m, q))
 
 
 def _group_crba(sinews, m, q, v, F):
-    sinews.ltl_factor(m, sinews.crba(m, q)).solve(v)
-    sinews.com_jacobian(m, q)
-    sinews.center_of_mass(m, q)
-    sinews.com_velocity(m, q, v)
+    _twice(lambda m: sinews.crba(m, q))
+    _twice(lambda m: sinews.ltl_factor(m, sinews.crba(m, q)).solve(v))
 
 
 def _group_kinematics(sinews, m, q, v, F):
-    sinews.point_jacobian(m, q, m.nbodies - 1)
-    sinews.point_jacobian_6d(m, q, m.nbodies - 1)
-    sinews.body_jacobian(m, q, m.nbodies - 1)
-    sinews.body_placement(m, q, m.nbodies - 1)
-    sinews.forward_kinematics(m, q)
-    sinews.point_acceleration(m, q, v, v, 1)
-    sinews.mechanical_energy(m, q, v)  # the kinematics pass and its input check
-    # the kinematics fast path's entry kernels (sinews._kinematics_fast: the calls above bound
-    # the thread's state; these take the fast path)
-    sinews.point_jacobian_time_variation(m, q, v, m.nbodies - 1)
-    sinews.frame_jacobian_time_variation(m, q, v, "tip")
-    sinews.center_of_mass(m, q)
-    sinews.com_velocity(m, q, v)
-    sinews.com_jacobian(m, q)
+    tip = m.nbodies - 1
+    for call in (
+        lambda m: sinews.forward_kinematics(m, q),
+        lambda m: sinews.body_placement(m, q, tip),
+        lambda m: sinews.frame_placement(m, q, "tip"),
+        lambda m: sinews.point_jacobian(m, q, tip),
+        lambda m: sinews.point_jacobian_6d(m, q, tip),
+        lambda m: sinews.body_jacobian(m, q, tip),
+        lambda m: sinews.body_jacobian(m, q, tip, "world"),
+        lambda m: sinews.frame_jacobian(m, q, "tip"),
+        lambda m: sinews.point_acceleration(m, q, v, v, 1),
+        lambda m: sinews.point_jacobian_time_variation(m, q, v, tip),
+        lambda m: sinews.frame_jacobian_time_variation(m, q, v, "tip"),
+        lambda m: sinews.center_of_mass(m, q),
+        lambda m: sinews.com_velocity(m, q, v),
+        lambda m: sinews.com_jacobian(m, q),
+        lambda m: sinews.kinetic_energy(m, q, v),
+        lambda m: sinews.mechanical_energy(m, q, v),
+    ):
+        _twice(call)
 
 
-#: the groups (each also compiles the shared joint pass), ordered so that two processes get
-#: about equal halves; together they trigger every core kernel
-GROUPS = (_group_aba, _group_kinematics, _group_rnea, _group_crba)
+#: name -> (group, estimated compile seconds (CPU, measured on the 2-core development machine,
+#: without the joint pass), whether it calls the joint pass).  Together the groups trigger
+#: every core kernel.
+_CORE = {
+    "misc": (_group_misc, 1.0, False),
+    "rnea": (_group_rnea, 2.1, True),
+    "aba": (_group_aba, 6.4, True),
+    "minverse": (_group_minverse, 5.6, True),
+    "crba": (_group_crba, 2.8, True),
+    "kinematics": (_group_kinematics, 13.2, True),
+}
+#: the groups in the order this process runs them (the joint pass first, in "rnea")
+GROUPS = tuple(_CORE[name][0] for name in ("rnea", "aba", "minverse", "crba", "kinematics", "misc"))
+_JOINT_PASS_S = 3.5  # Numba's import and the joint pass with its helpers (compiled once, by this process)
+_CHILD_START_S = 1.5  # a child's interpreter, Numba and the kernel modules
+
+
+def _plan(processes: int) -> list[list[str]]:
+    """The core groups shared out between this process (first list; it compiles the joint pass
+    first, with "rnea") and ``processes - 1`` children: longest group first, each to the least
+    loaded process.  A child's jp-free groups come first."""
+    load = [_JOINT_PASS_S] + [_CHILD_START_S] * (processes - 1)
+    plan: list[list[str]] = [["rnea"]] + [[] for _ in range(processes - 1)]
+    load[0] += _CORE["rnea"][1]
+    for name in sorted((n for n in _CORE if n != "rnea"), key=lambda n: -_CORE[n][1]):
+        i = min(range(processes), key=lambda j: load[j])
+        plan[i].append(name)
+        load[i] += _CORE[name][1]
+    for names in plan[1:]:
+        names.sort(key=lambda n: _CORE[n][2])  # jp-free first (stable: longest first after)
+    return plan
+
+
+def _is_cached(kernel) -> bool:
+    """Whether Numba's cache index of ``kernel`` has an entry for this CPU (internal API: on any
+    surprise, answer True)."""
+    try:
+        magic = kernel.targetctx.codegen().magic_tuple()
+        index = kernel._cache._cache_file._load_index()
+        return any(key[1] == magic for key in index)
+    except Exception:
+        return True
+
+
+def _wait_for_joint_pass(timeout: float = 20.0) -> None:
+    """Wait until the joint pass is in the cache (another process compiles it), at most
+    ``timeout`` seconds; then this process loads it instead of compiling it too."""
+    from ._joint_pass import joint_pass_links
+
+    t_end = time.monotonic() + timeout
+    while not _is_cached(joint_pass_links) and time.monotonic() < t_end:
+        time.sleep(0.05)
+
+
+def _run_groups(names, wait: bool = False) -> None:
+    """Entry point of a child process: compile (and cache) the kernels of the core groups
+    ``names``; with ``wait``, the joint pass is loaded from the cache once another process has
+    put it there (:func:`_wait_for_joint_pass`)."""
+    args = _setup()
+    waited = not wait
+    for name in names:
+        group, _, needs_joint_pass = _CORE[name]
+        if needs_joint_pass and not waited:
+            _wait_for_joint_pass()
+            waited = True
+        group(*args)
 
 
 # ------------------------------------------------------------------ the default stepper's kernels
@@ -164,31 +265,45 @@ def _cache_is_warm(which: str = "core") -> bool:
         from . import _kernels as K
         from . import _kinematics_kernels as KK
         from . import _minv_kernels as MK
+        from ._joint_pass import joint_pass_links
 
-        magic = K.aba.targetctx.codegen().magic_tuple()
-        kernels = [K.joint_pass, K.crba, K.aba, MK.minverse, KK.frame_jacobian]
+        kernels = [joint_pass_links, K.crba, K.aba, MK.minverse, KK.frame_jacobian]
         if which == "core":
-            kernels.append(K.rnea)
+            kernels += [K.rnea, K.aba_x, MK.minverse_x]
         else:
             from .contact import _fc3d_pgs
 
             kernels.append(_fc3d_pgs.pgs_kernel)
-        for kernel in kernels:
-            index = kernel._cache._cache_file._load_index()
-            if not any(key[1] == magic for key in index):
-                return False
-        return True
+        return all(_is_cached(kernel) for kernel in kernels)
     except Exception:
         return True
 
 
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def warmup(processes: int | None = None) -> None:
-    """Compile (or load from the cache) every core kernel; ``processes``: child processes that
-    compile in parallel first (``None``: one per group, at most one per CPU; 1: none)."""
+    """Compile (or load from the cache) every core kernel; ``processes``: how many processes
+    compile at once, this one included (``None``: one per CPU, at most four; 1: this one only)."""
     if processes is None:
-        processes = min(len(GROUPS), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+        processes = min(4, _cpus())
+    processes = max(1, min(int(processes), len(_CORE)))
+    children = []
     if processes > 1 and sys.executable and not _cache_is_warm():
-        _compile_in_children(min(int(processes), len(GROUPS)))
+        plan = _plan(processes)
+        try:
+            for names in plan[1:]:
+                code = f"from sinews._warmup import _run_groups\n_run_groups({names!r}, wait=True)\n"
+                children.append(
+                    subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                )
+            args = _setup()
+            for name in plan[0]:
+                _CORE[name][0](*args)
+        finally:
+            for child in children:
+                child.wait()  # a failed child only means this process compiles its groups below
     args = _setup()
     for group in GROUPS:
         group(*args)
