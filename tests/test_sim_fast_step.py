@@ -385,11 +385,37 @@ def test_recorded_contacts_of_a_run_mixing_both_paths(monkeypatch):
     b = simulate(scene2, q0, v0b, 0.03, 1e-3, progress=False, record_every=2)
     assert calls["n"] == 30 and a.num_contacts.sum() > 20
     assert np.array_equal(a.contact_sample, b.contact_sample)
-    assert np.array_equal(a.contact_geoms, b.contact_geoms)
-    np.testing.assert_allclose(a.contact_points, b.contact_points, atol=1e-7)
-    np.testing.assert_allclose(a.contact_normals, b.contact_normals, atol=1e-7)
-    # (four coplanar contacts share their load in more than one way: per-sample totals)
-    np.testing.assert_allclose(a.total_contact_force(), b.total_contact_force(), rtol=1e-4, atol=1e-3)
+    # the same contacts per sample, matched one to one by geometry pair and position: the two
+    # runs differ by rounding (the stack's reactions are not unique, and the paths sum them in
+    # different orders), and a box whose tilt crosses zero may list its four corners in another
+    # order on the other run
+    for i in range(len(a.t)):
+        ia, ib = np.flatnonzero(a.contact_sample == i), np.flatnonzero(b.contact_sample == i)
+        used = set()
+        for k in ia:
+            same = [j for j in ib if j not in used and np.array_equal(a.contact_geoms[k], b.contact_geoms[j])]
+            dist = [np.abs(a.contact_points[k] - b.contact_points[j]).max() for j in same]
+            assert dist and min(dist) <= 1e-6, (i, k)
+            j = same[int(np.argmin(dist))]
+            used.add(j)
+            np.testing.assert_allclose(a.contact_normals[k], b.contact_normals[j], atol=1e-6)
+    # (four coplanar contacts share their load in more than one way, and the friction between
+    # the two boxes is not unique either: the ground's total force on the stack is, as it sets
+    # the stack's momentum)
+    ground = scene.geometries.index(next(g for g in scene.geometries if g.name == "ground"))
+
+    def ground_force(r):
+        out = np.zeros((len(r.t), 3))
+        on = (r.contact_geoms == ground).any(axis=1)
+        np.add.at(out, r.contact_sample[on], r.contact_forces[on])
+        return out
+
+    fa, fb = ground_force(a), ground_force(b)
+    weight = 9.81 * scene.model.total_mass()  # the two boxes
+    np.testing.assert_allclose(fa[:, 2], fb[:, 2], rtol=1e-4, atol=1e-3)
+    # the tangential total is sensitive where the sliding box comes to a stop (t = 0.03 s: its
+    # direction of friction follows a velocity of ~1e-9 m/s there): within 0.1 % of the weight
+    np.testing.assert_allclose(fa[:, :2], fb[:, :2], atol=1e-3 * weight)
     for i in range(len(a.t)):  # the deepest penetration of each sample, from its contacts
         d = a.contact_distances[a.contact_sample == i]
         assert a.penetration[i] == (max(0.0, -float(d.min())) if d.size else 0.0)
