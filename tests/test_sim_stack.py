@@ -1,4 +1,4 @@
-"""The direct step of the compiled ``default`` stepper's PGS (sinews.sim._step_pgs.polish) and
+"""The direct step of the compiled ``default`` stepper's PGS (sinews.sim._step_direct.polish) and
 what it buys on the 5-box stack: checked against the pseudo-inverse, the natural-map error of the
 assembled problem and the stack's closed-form physics (at rest)."""
 
@@ -11,7 +11,7 @@ import sinews.sim._fast_step as F
 from sinews.contact import fclib
 from sinews.sim import simulate
 from sinews.sim import examples as ex
-from sinews.sim._step_pgs import polish
+from sinews.sim._step_direct import polish
 from sinews.sim.steppers import CoulombStepper
 
 

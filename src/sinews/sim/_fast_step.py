@@ -134,7 +134,8 @@ class FastCoulomb:
     """Tables and workspaces of one scene for :func:`~sinews.sim._step_kernels.coulomb_step`.
 
     ``direct``: the PGS of the step takes the direct step of its sticking contacts
-    (:func:`sinews.sim._step_pgs.polish`) after each failed convergence test (True; False gives
+    (:func:`sinews.sim._step_direct.polish`) before the first sweep of a warm start and after each
+    failed convergence test (True; False gives
     plain PGS sweeps, as :func:`sinews.contact.fclib.solve`'s PGS phase).
     """
 

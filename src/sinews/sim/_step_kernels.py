@@ -21,7 +21,7 @@ through :func:`~sinews.sim.contact_problem.build_contact_problem` and the FCLib 
    nonzero blocks of W, :func:`sinews.sim._step_pgs.pgs_blocks`, in the same chunks with the
    same stagnation test, warm-started from the previous step's reactions when the contact set
    is unchanged), with a direct step on the sticking contacts after each failed convergence
-   test (:func:`sinews.sim._step_pgs.polish`; ``FastCoulomb.direct``);
+   test (:func:`sinews.sim._step_direct.polish`; ``FastCoulomb.direct``);
 5. ``v+ = v_free + M^-1 J^T r`` and ``q+ = integrate(q, v+, h)``, and the step's record (``q+,
    v+``, the contacts, their frames and impulses, the solver's statistics) in one block of the
    float table, which the caller copies once.

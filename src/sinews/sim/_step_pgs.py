@@ -13,20 +13,22 @@ the convergence tests (:func:`block_check`, :func:`careful_blocks`) skip the sam
 
 Two more changes: when the proxy test passes (the reactions stopped changing) and the internal
 target was never lowered, the test goes straight to the careful verdict (the plain error would
-only decide whether to take it); and with ``direct`` (the stepper's default) a convergence test
-also runs after sweep :data:`DIRECT_FIRST`, and a test that fails is followed by
-:func:`polish`: the least-norm solution of the rows of the contacts PGS has sticking,
-``W_AA dr = -u_A``, through ``W = Y Y^T`` (an ``nv x nv`` Cholesky factor), kept when it
-lowers the natural-map error.  PGS converges at the rate of ``W``'s smallest nonzero eigenvalue:
-on a stack of five boxes (20 contacts, W of rank 30 and condition ~3000 on its range) plain
-sweeps gain a few per cent per ten sweeps near the solution (46 sweeps a step on average, and
-stagnation from a cold start); the direct step lands on the solution of the sticking set, whose
-error is the inconsistency of the gap offsets (~1e-7), in one go.
+only decide whether to take it); and with ``direct`` (the stepper's default) the solver also takes
+direct steps (:func:`sinews.sim._step_direct.polish`): the least-norm solution of the rows of the contacts PGS has
+sticking, ``W_AA dr = -u_A``, kept when it lowers the natural-map error.  PGS converges at the
+rate of ``W``'s smallest nonzero eigenvalue: on a stack of five boxes (20 contacts, W of rank 30
+and condition ~3000 on its range) plain sweeps gain a few per cent per ten sweeps near the
+solution (46 sweeps a step on average, and stagnation from a cold start); the direct step lands
+on the solution of the sticking set, whose error is the inconsistency of the gap offsets, in one
+go.  A warm start (the previous step's reactions) gets a direct step before any sweep, and a
+test after sweep :data:`DIRECT_FIRST` and each failed test are followed by one.  The step goes
+through the smaller of two factors: ``W_AA`` itself when the sticking set has fewer rows than
+the columns they touch, else ``G = Y_A^T Y_A`` (``W = Y Y^T``, at most ``nv x nv``); the
+factor is kept between steps while the sticking set stays the same (:func:`pgs_blocks`), so a
+run at rest or in slow motion pays a factor now and then and a few products per step.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -34,6 +36,7 @@ from .._jit import njit
 from ..contact._fc3d_cone import natural_map_sq_sum
 from ..contact._fc3d_exact import _EXACT, _NO_DATA, _NO_INDEX, _finish, verdict_floor
 from ..contact._fc3d_pgs import _stop
+from ._step_direct import _direct
 
 
 @njit(inline="always", cache=True)
@@ -70,27 +73,70 @@ def _update(a, un, u1, u2, r, mu, sn, wtn1, wtn2, st):
 def _block_u_bound(W, q, r, u, b, nb, nbr, bound):
     """``u = W r + q`` over the nonzero blocks (``nbr``, increasing: column order), and with
     ``bound`` also ``b = |W| |r| + |q|``: what :func:`sinews.contact._fc3d_exact.
-    careful_error_dense` computes (the skipped products are exact zeros)."""
+    careful_error_dense` computes (the skipped products are exact zeros).  The three rows of a
+    contact are summed side by side, each in column order (the same sums, bit for bit)."""
     for a in range(q.shape[0] // 3):
-        for rr in range(3):
-            i = 3 * a + rr
-            s = q[i]
-            t = abs(q[i])
+        i = 3 * a
+        s0 = q[i]
+        s1 = q[i + 1]
+        s2 = q[i + 2]
+        if bound:
+            t0 = abs(s0)
+            t1 = abs(s1)
+            t2 = abs(s2)
             for tt in range(nb[a]):
                 j = 3 * nbr[a, tt]
-                p0 = W[i, j] * r[j]
-                p1 = W[i, j + 1] * r[j + 1]
-                p2 = W[i, j + 2] * r[j + 2]
-                s += p0
-                s += p1
-                s += p2
-                if bound:
-                    t += abs(p0)
-                    t += abs(p1)
-                    t += abs(p2)
-            u[i] = s
-            if bound:
-                b[i] = t
+                r0 = r[j]
+                r1 = r[j + 1]
+                r2 = r[j + 2]
+                p0 = W[i, j] * r0
+                p1 = W[i, j + 1] * r1
+                p2 = W[i, j + 2] * r2
+                s0 += p0
+                s0 += p1
+                s0 += p2
+                t0 += abs(p0)
+                t0 += abs(p1)
+                t0 += abs(p2)
+                p0 = W[i + 1, j] * r0
+                p1 = W[i + 1, j + 1] * r1
+                p2 = W[i + 1, j + 2] * r2
+                s1 += p0
+                s1 += p1
+                s1 += p2
+                t1 += abs(p0)
+                t1 += abs(p1)
+                t1 += abs(p2)
+                p0 = W[i + 2, j] * r0
+                p1 = W[i + 2, j + 1] * r1
+                p2 = W[i + 2, j + 2] * r2
+                s2 += p0
+                s2 += p1
+                s2 += p2
+                t2 += abs(p0)
+                t2 += abs(p1)
+                t2 += abs(p2)
+            b[i] = t0
+            b[i + 1] = t1
+            b[i + 2] = t2
+        else:
+            for tt in range(nb[a]):
+                j = 3 * nbr[a, tt]
+                r0 = r[j]
+                r1 = r[j + 1]
+                r2 = r[j + 2]
+                s0 += W[i, j] * r0
+                s0 += W[i, j + 1] * r1
+                s0 += W[i, j + 2] * r2
+                s1 += W[i + 1, j] * r0
+                s1 += W[i + 1, j + 1] * r1
+                s1 += W[i + 1, j + 2] * r2
+                s2 += W[i + 2, j] * r0
+                s2 += W[i + 2, j + 1] * r1
+                s2 += W[i + 2, j + 2] * r2
+        u[i] = s0
+        u[i + 1] = s1
+        u[i + 2] = s2
 
 
 @njit(cache=True, nogil=True, fastmath=_EXACT)
@@ -122,130 +168,46 @@ def block_check(W, q, mu, r, u, F, work, scale, tol, floor, target, proxy, proxy
     return False, False, err, target, proxy_tol
 
 
-@njit(cache=True)
-def polish(W, q, mu, r, u, Yt, cols, ncol, G, x, ibuf):
-    r"""One direct step on the contacts that PGS has sticking: ``r_A <- r_A + dr`` with
-    ``dr = -W_AA^+ u_A`` (``u = W r + q`` at entry), then each changed contact projected onto its
-    cone; returns whether a step was taken (no sticking contact, or a factor that fails: no).
-
-    The active rows ``A`` are the three rows of each contact with ``r_n > 0`` strictly inside
-    its friction cone (``||r_t|| < (1 - 1e-9) mu r_n``) and the normal row of each frictionless
-    group with ``r_n > 0`` (joint limits); contacts at rest (``r = 0``) and sliding contacts
-    keep their reactions.  With ``W = Y Y^T`` (``Y = J L^-1``, given transposed as ``Yt``,
-    :func:`sinews.sim._step_rows.delassus`) and ``G = Y_A^T Y_A`` over the columns the active
-    rows touch, the least-squares, least-norm solution of ``W_AA dr = -u_A`` is
-    ``dr = -Y_A G^-2 Y_A^T u_A`` (``W_AA^+ = Y_A (Y_A^T Y_A)^-2 Y_A^T``); ``G`` gets a relative
-    ``1e-10`` of its largest diagonal entry (the directions ``Y_A`` does not see drop out),
-    Cholesky-factored.  This is the Newton step of the
-    sticking set (a stack at rest: every contact sticking), where PGS converges at the rate of
-    ``W``'s smallest nonzero eigenvalue (hundreds of sweeps); the caller keeps the result only if
-    its natural-map error is smaller.  ``G`` (nv, nv), ``x`` (nv,) and ``ibuf`` (2 nv + m / 3)
-    are scratch."""
-    m = q.shape[0]
-    ng = m // 3
-    nv = Yt.shape[0]
-    pos = ibuf[:nv]
-    cl = ibuf[nv : 2 * nv]
-    act = ibuf[2 * nv : 2 * nv + ng]
-    for j in range(nv):
-        pos[j] = -1
-    n = 0
-    na = 0
-    for a in range(ng):
-        k = 3 * a
-        rn = r[k]
-        act[a] = 0
-        if rn > 0.0:
-            if mu[a] == 0.0:
-                act[a] = 1
-            elif math.sqrt(r[k + 1] * r[k + 1] + r[k + 2] * r[k + 2]) < (1.0 - 1e-9) * mu[a] * rn:
-                act[a] = 3
-        if act[a] != 0:
-            na += 1
-            for t in range(ncol[a, 0]):
-                j = cols[a, t]
-                if pos[j] < 0:
-                    pos[j] = n
-                    cl[n] = j
-                    n += 1
-    if na == 0:
-        return False
-    # G = Y_A^T Y_A (lower triangle) over the n touched columns, s = Y_A^T u_A in x
-    for i in range(n):
-        x[i] = 0.0
-        for j in range(i + 1):
-            G[i, j] = 0.0
-    for a in range(ng):
-        for rr in range(act[a]):
-            i = 3 * a + rr
-            ui = u[i]
-            for t in range(ncol[a, 0]):
-                cj = cols[a, t]
-                pj = pos[cj]
-                yj = Yt[cj, i]
-                x[pj] += yj * ui
-                for s in range(ncol[a, 0]):
-                    ck = cols[a, s]
-                    pk = pos[ck]
-                    if pk <= pj:
-                        G[pj, pk] += yj * Yt[ck, i]
-    dmax = 0.0
-    for i in range(n):
-        dmax = max(dmax, G[i, i])
-    if not dmax > 0.0:
-        return False
-    rho = 1e-10 * dmax
-    # Cholesky G + rho I = C C^T (C in the lower triangle)
-    for j in range(n):
-        d = G[j, j] + rho
-        for t in range(j):
-            d -= G[j, t] * G[j, t]
-        if not d > 0.0:
-            return False
-        d = math.sqrt(d)
-        G[j, j] = d
-        for i in range(j + 1, n):
-            s = G[i, j]
-            for t in range(j):
-                s -= G[i, t] * G[j, t]
-            G[i, j] = s / d
-    for rep in range(2):  # x <- G^-1 x, twice
-        for i in range(n):
-            s = x[i]
-            for t in range(i):
-                s -= G[i, t] * x[t]
-            x[i] = s / G[i, i]
-        for i in range(n - 1, -1, -1):
-            s = x[i]
-            for t in range(i + 1, n):
-                s -= G[t, i] * x[t]
-            x[i] = s / G[i, i]
-    # r_A -= Y_A x, each changed contact projected onto its cone
-    for a in range(ng):
-        if act[a] == 0:
-            continue
-        k = 3 * a
-        for rr in range(act[a]):
-            s = 0.0
-            for t in range(ncol[a, 0]):
-                cj = cols[a, t]
-                s += Yt[cj, k + rr] * x[pos[cj]]
-            r[k + rr] -= s
-        rn = r[k]
-        if rn < 0.0:
-            rn = 0.0
-        r[k] = rn
-        lim = mu[a] * rn
-        nt = math.sqrt(r[k + 1] * r[k + 1] + r[k + 2] * r[k + 2])
-        if nt > lim and nt > 0.0:
-            f = lim / nt
-            r[k + 1] *= f
-            r[k + 2] *= f
-    return True
-
-
 #: The sweep after which :func:`pgs_blocks` first tries the direct step (then after failed tests)
 DIRECT_FIRST = 3
+#: Direct steps at most on a kept factor before the first sweep (each from the last, while each
+#: halves the error: iterative refinement with an earlier step's factor)
+REFINE = 3
+#: A kept factor is dropped after a step whose direct step needed refinement or converged only to
+#: an error above ``REFRESH * tol`` (the next direct step factors afresh)
+REFRESH = 0.1
+#: A warm start whose plain error is at most ``WARM_ACCEPT * tol`` is taken as it is (after its
+#: careful verdict); any other warm start gets a direct step first, so that a run's sticking
+#: contacts do not creep at the tolerance's rate step after step
+WARM_ACCEPT = 1e-3
+
+
+@njit(cache=True, nogil=True)
+def _try_direct(W, q, mu, r, u, F, work, rsave, scale, tol, floor, target, proxy_tol, err, nb, nbr, Yt, cols,
+                ncol, G, x, ibuf):
+    """The direct step (:func:`_direct`) from ``r`` with ``u = W r + q``, and its careful
+    verdict (:func:`careful_blocks`; the internal target lowered as :func:`block_check` does when
+    it fails at most at the target); the step is kept when it converged or lowered the error ``err`` of
+    ``r``, else ``r`` is restored.  Returns ``(converged, err, target, kept, how)``, ``how`` as
+    :func:`_direct` returns it."""
+    m = q.shape[0]
+    for i in range(m):
+        rsave[i] = r[i]
+    how = _direct(m, W, mu, r, u, Yt, cols, ncol, G, x, F, ibuf)
+    if how != 0:
+        # the careful error straight away (the step is expected to converge): block_check's
+        # verdict and its target without its plain error
+        _block_u_bound(W, q, r, u, work, nb, nbr, True)
+        err2, tier = _finish(r, u, mu, 3, scale, tol, floor, F, work, True, W, _NO_INDEX, _NO_INDEX, _NO_DATA, q)
+        if err2 <= tol:
+            return True, err2, target, True, how
+        if err2 < err:  # kept: PGS goes on from the better point
+            if err2 <= target:
+                target = 0.5 * min(target, tol * tol / err2)
+            return False, err2, target, True, how
+    for i in range(m):
+        r[i] = rsave[i]
+    return False, err, target, False, how
 
 
 @njit(cache=True, nogil=True)
@@ -254,12 +216,23 @@ def pgs_blocks(W, q, mu, r, buf, nb, nbr, tol, max_iter, omega, check_every, sca
     """PGS sweeps in place on r over the blocks listed in ``nb``/``nbr``; returns
     (iterations, error, converged) as :func:`sinews.contact._fc3d_pgs.pgs_kernel`.
 
-    With ``direct``, a convergence test also runs after sweep :data:`DIRECT_FIRST`, and a test
-    that fails from then on is followed by a :func:`polish` step (kept when it lowers the
-    natural-map error; its verdict is the same test's); each step not kept doubles the sweeps
-    before the next try (after sweeps 3, 9, 21, 45, ...: few tries where the sticking set is
-    wrong, e.g. contacts still starting to slide).  ``Yt``: ``Y = J L^-1`` transposed (nv, m);
-    ``buf`` is (5 m + nv (nv + 1)) scratch, ``ibuf`` (2 nv + m / 3) int scratch."""
+    With ``direct``, a warm start (``r`` not all zero) gets the direct step (:func:`polish`)
+    before any sweep: along a run the previous step's sticking set is usually this step's, and
+    the step converges with no sweep (0 iterations); a warm start that already solves the problem
+    (plain error <= :data:`WARM_ACCEPT` tol) only gets its careful verdict.  The factor of the
+    direct step stays in ``buf`` (stamped ``m, n`` in ``ibuf``'s last two entries, where
+    ``ibuf`` has room) and is reused while the sticking set (its rows and columns) and ``m``
+    stay the same: it is then the factor of an earlier step's ``Y``, a preconditioner whose
+    result the test still judges (up to :data:`REFINE` steps while each halves the error; a
+    kept factor that needed more than one, or converged above :data:`REFRESH` tol, is
+    dropped).  A cold start (``r = 0``) or another ``m`` drops it too, so that a run's bits do
+    not depend on what came before a cold start.  Then a convergence test also runs after
+    sweep :data:`DIRECT_FIRST`, and a test that fails from then on is followed by a direct step
+    (kept when it lowers the natural-map error; its verdict is the same test's); each step not
+    kept doubles the sweeps before the next try (after sweeps 3, 9, 21, 45, ...: few tries
+    where the sticking set is wrong, e.g. contacts still starting to slide).  ``Yt``: ``Y = J
+    L^-1`` transposed (nv, m); ``buf`` is (5 m + nv (nv + 1)) scratch, ``ibuf`` (2 nv + m / 3,
+    + 2 for the stamp) int scratch."""
     floor = verdict_floor(tol, scale)
     m = q.shape[0]
     nc = m // 3
@@ -271,14 +244,55 @@ def pgs_blocks(W, q, mu, r, buf, nb, nbr, tol, max_iter, omega, check_every, sca
     rsave = buf[4 * m : 5 * m]
     G = buf[5 * m : 5 * m + nv * nv].reshape((nv, nv))
     x = buf[5 * m + nv * nv : 5 * m + nv * nv + nv]
+    proxy_tol = tol
+    target = tol
+    err = np.inf
+    if direct:
+        warm = False
+        for i in range(m):
+            if r[i] != 0.0:
+                warm = True
+                break
+        ni = ibuf.shape[0]
+        if ni >= 2 * nv + nc + 2 and (not warm or ibuf[ni - 2] != m):
+            ibuf[ni - 2] = 0  # no factor from before a cold start, none of another size
+        if warm:
+            # the warm start's u and plain error; its verdict only where it solves the problem
+            # already (WARM_ACCEPT): a warm start taken whenever it passes would leave sticking
+            # contacts creeping at the tolerance's rate, step after step
+            _block_u_bound(W, q, r, u, work, nb, nbr, False)
+            err = np.sqrt(natural_map_sq_sum(r, u, mu, 3)) / scale
+            done = not np.isfinite(err)
+            if err <= WARM_ACCEPT * tol:  # solved already (a state at rest): the careful verdict
+                _block_u_bound(W, q, r, u, work, nb, nbr, True)
+                err, tier = _finish(r, u, mu, 3, scale, tol, floor, F, work, True, W, _NO_INDEX, _NO_INDEX,
+                                    _NO_DATA, q)
+                if err <= tol:
+                    return 0, err, True
+                _block_u_bound(W, q, r, u, work, nb, nbr, False)  # u again (_finish may round it)
+                err = np.sqrt(natural_map_sq_sum(r, u, mu, 3)) / scale
+            converged = False
+            refresh = False
+            for rep in range(REFINE):
+                if done:
+                    break
+                err0 = err
+                converged, err, target, kept, how = _try_direct(W, q, mu, r, u, F, work, rsave, scale, tol, floor,
+                                                                target, proxy_tol, err, nb, nbr, Yt, cols, ncol,
+                                                                G, x, ibuf)
+                if how == 2 and (rep > 0 or not converged or err > REFRESH * tol):
+                    refresh = True  # the kept factor is getting old: a fresh one next time
+                if converged or how != 2 or not kept or not err < 0.5 * err0:
+                    break
+            if refresh and ni >= 2 * nv + nc + 2:
+                ibuf[ni - 2] = 0
+            if converged:
+                return 0, err, True
     # the relaxed steps omega / W_nn and omega / w_t of each contact (w_t = (W_t1t1 + W_t2t2) / 2)
     for a in range(nc):
         k = 3 * a
         step[2 * a] = omega / W[k, k]
         step[2 * a + 1] = omega / (0.5 * (W[k + 1, k + 1] + W[k + 2, k + 2]))
-    proxy_tol = tol
-    target = tol
-    err = np.inf
     it = 0
     converged = False
     gap = DIRECT_FIRST
@@ -323,23 +337,14 @@ def pgs_blocks(W, q, mu, r, buf, nb, nbr, tol, max_iter, omega, check_every, sca
                 if done:
                     break
             if direct and it >= next_direct:
-                for i in range(m):
-                    rsave[i] = r[i]
-                kept = False
-                if polish(W, q, mu, r, u, Yt, cols, ncol, G, x, ibuf):
-                    done, conv2, err2, target2, ptol = block_check(W, q, mu, r, u, F, work, scale, tol, floor,
-                                                                   target, np.inf, proxy_tol, nb, nbr)
-                    if conv2:
-                        converged = True
-                        err = err2
-                        break
-                    if err2 < err:  # kept: PGS goes on from the better point
-                        err = err2
-                        target = target2
-                        kept = True
+                converged, err, target, kept, how = _try_direct(W, q, mu, r, u, F, work, rsave, scale, tol, floor,
+                                                                target, proxy_tol, err, nb, nbr, Yt, cols, ncol,
+                                                                G, x, ibuf)
+                if converged:
+                    break
+                if how == 2 and ibuf.shape[0] >= 2 * nv + nc + 2:
+                    ibuf[ibuf.shape[0] - 2] = 0
                 if not kept:
-                    for i in range(m):
-                        r[i] = rsave[i]
                     gap *= 2
                 next_direct = it + gap
     if not converged and careful:

@@ -15,7 +15,7 @@ frictionless contacts.  Scenes of half-spaces, spheres, boxes, points and capsul
 bilateral constraints take a compiled path (:mod:`sinews.sim._fast_step`: the whole step in one
 Numba kernel, tables and workspaces built once per scene) that assembles the same problem and
 solves it with PGS plus a direct step on the contacts PGS has sticking (the least-norm solution
-of their rows, :func:`sinews.sim._step_pgs.polish`: a resting stack converges in a few sweeps
+of their rows, :func:`sinews.sim._step_direct.polish`: a resting stack converges in a few sweeps
 instead of hundreds); its reactions meet the same tolerance, so they can differ from the general
 path's within it, or where the contact forces are not unique (four corners of a box).  Any step
 it cannot take (another pair, a stagnating PGS, a bad state) goes through the general path.
