@@ -32,9 +32,8 @@ from sinews' state (``peer_us_sinews_state``, ``mujoco_contacts_sinews_state``,
 Consecutive steps: the ``default`` rows also time :data:`TRAJECTORY_STEPS` consecutive steps
 along each engine's own trajectory from its settled state (``*_trajectory``: only the step calls
 timed, the controller outside; median of :data:`TRAJECTORY_ROUNDS` alternating rounds).  A
-repeated step from one state is warm-started from the answer to the *same* problem (one PGS sweep
-and the verdict); along a trajectory the warm start is the previous step's answer and the solver
-works (the direct step included): this is the figure a run pays per step.
+repeated step from one state is warm-started from the answer to the *same* problem; along a
+trajectory the warm start is the previous step's answer: this is the figure a run pays per step.
 
 The end-to-end rows (``model`` ``box_stack 2 s run`` and ``quadruped 10 s run``, ``algorithm``
 ``simulate default (end to end)``) run :func:`sinews.sim.simulate` from the scene's initial state
