@@ -85,6 +85,13 @@ def sym_solve(A, b):
 ZERO_ROW_RTOL = 1e-12
 
 
+def dead_rows(G) -> np.ndarray:
+    """The rows of ``G`` (at least one row) that are zero up to rounding: ``max |G_r| <=
+    ZERO_ROW_RTOL max(1, max |G|)`` (the test of :func:`zero_tiny_rows`; boolean mask)."""
+    a = np.abs(G)
+    return a.max(axis=1) <= ZERO_ROW_RTOL * max(1.0, float(a.max()))
+
+
 def zero_tiny_rows(G) -> np.ndarray:
     """``G`` with rows that are zero up to rounding set to exactly zero (a copy when any is).
 
@@ -96,9 +103,7 @@ def zero_tiny_rows(G) -> np.ndarray:
     units of ``G`` (metres per radian for contacts on revolute joints)."""
     if not G.shape[0]:
         return G
-    a = np.abs(G)
-    tiny = ZERO_ROW_RTOL * max(1.0, float(a.max()))
-    dead = a.max(axis=1) <= tiny
+    dead = dead_rows(G)
     if not dead.any():
         return G
     G = G.copy()

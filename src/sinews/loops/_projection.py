@@ -21,7 +21,7 @@ import numpy as np
 from .._checks import NonFiniteResultError, integer, real_scalar
 from ..configuration import integrate
 from ..constraints._kinematics import Overflow
-from ..constraints._linalg import ZERO_ROW_RTOL
+from ..constraints._linalg import dead_rows
 from ..constraints.constraint_set import ConstraintSet
 from ..constraints.forward_dynamics import forward_dynamics_constraints
 from ..constraints.system import constraint_jacobian, constraint_position_error
@@ -32,17 +32,10 @@ from .nodes import cut_joint_forces
 __all__ = ["ClosedChain"]
 
 
-def _live(G):
-    """The rows of ``G`` that are not zero up to rounding (as
-    :func:`sinews.constraints._linalg.zero_tiny_rows` decides)."""
-    a = np.abs(G)
-    return a.max(axis=1) > ZERO_ROW_RTOL * max(1.0, float(a.max()))
-
-
 def _kkt(M, G, top, bottom):
-    keep = _live(G)
-    if not keep.all():
-        G, bottom = G[keep], bottom[keep]
+    dead = dead_rows(G)
+    if dead.any():
+        G, bottom = G[~dead], bottom[~dead]
     n, c = M.shape[0], G.shape[0]
     A = np.zeros((n + c, n + c))
     A[:n, :n] = M
