@@ -222,31 +222,34 @@ class CompiledMixed:
         scratch, nv, rows)``, or ``None`` while the kernel is not yet compiled and sealed.  The
         caller keeps it in ``model._tls`` (one per thread) and uses it while the set's versions
         and the arguments match; everything else takes :meth:`dynamics`."""
-        kern = TK.tree_augmented if method == "tree_augmented" else MK.mixed_range_space
+        kern = _kernel(method)
         if kern not in _sealed:
             return None
-        d = self.model.default_data if data is None else data
-        s = self._last[1] if d is self._last[0] else self._scratch_for(d)
+        s = self._scratch_of(data)
         if s[1] != self.cs.stabilisation_version:
             self._gains(s)
         return (cs, method, data, cs.structure_version, s[1], kern, self.pi, self.mf, s[0], self.nv, self.rows)
 
-    def dynamics(self, q, v, tau, f_ext, data, method):
-        """``(qdd, multipliers, residual, converged, least_squares, rank)`` or ``None`` (the
-        general path then solves and diagnoses the system)."""
-        kern = TK.tree_augmented if method == "tree_augmented" else MK.mixed_range_space
+    def _scratch_of(self, data):
+        """The scratch of workspace ``data`` (``None``: the calling thread's default one), checked
+        to be a workspace of this model; the last one used is kept at hand."""
         d = self.model.default_data if data is None else data
         last = self._last
         if d is last[0]:
-            s = last[1]
-        else:
-            if not isinstance(d, Data) or d.model is not self.model:
-                raise ValueError("data must be a sinews.Data created for this model (model.data())")
-            s = self._scratch_for(d)
+            return last[1]
+        if not isinstance(d, Data) or d.model is not self.model:
+            raise ValueError("data must be a sinews.Data created for this model (model.data())")
+        return self._scratch_for(d)
+
+    def dynamics(self, q, v, tau, f_ext, data, method):
+        """``(qdd, multipliers, residual, converged, least_squares, rank)`` or ``None`` (the
+        general path then solves and diagnoses the system)."""
+        kern = _kernel(method)
+        s = self._scratch_of(data)
         if f_ext is None:
             fext, flags = NO_FORCES, 0
         else:
-            fext, flags = link_forces(self.model, d, f_ext)
+            fext, flags = link_forces(self.model, self.model.default_data if data is None else data, f_ext)
         if s[1] != self.cs.stabilisation_version:
             self._gains(s)
         x = np.empty(self.nv)
@@ -292,15 +295,7 @@ class CompiledMixed:
         zero up to rounding get impulse 0 and are not counted in ``rank``), or ``None`` when the
         system is singular or has dependent non-zero rows (the general path then solves and
         diagnoses it)."""
-        d = self.model.default_data if data is None else data
-        last = self._last
-        if d is last[0]:
-            s = last[1]
-        else:
-            if not isinstance(d, Data) or d.model is not self.model:
-                raise ValueError("data must be a sinews.Data created for this model (model.data())")
-            s = self._scratch_for(d)
-        ps = s[0]
+        ps = self._scratch_of(data)[0]
         flags = MK.F_IMPULSE
         if target is None:
             flags |= MK.F_ZERO_TARGET
@@ -321,6 +316,11 @@ class CompiledMixed:
         if code:
             return None
         return x, mult, res, ok, int(rank)
+
+
+def _kernel(method):
+    """The kernel of a compiled method (``tree_augmented``, else the range-space/KKT one)."""
+    return TK.tree_augmented if method == "tree_augmented" else MK.mixed_range_space
 
 
 def compiled_mixed(model, cs):
