@@ -68,7 +68,8 @@ def python_blocks(path: Path) -> list[tuple[int, str]]:
             if lang in PYTHON_LANGS]
 
 
-def doc_pages() -> list[Path]:
+def all_pages() -> list[Path]:
+    """README.md and every docs page outside the excluded folders."""
     pages = []
     readme = ROOT / "README.md"
     if readme.exists():
@@ -78,12 +79,15 @@ def doc_pages() -> list[Path]:
             if any(ex == path.parent or ex in path.parents for ex in EXCLUDED_DIRS):
                 continue
             pages.append(path)
-    return [p for p in pages if python_blocks(p)]
+    return pages
+
+
+def doc_pages() -> list[Path]:
+    return [p for p in all_pages() if python_blocks(p)]
 
 
 PAGES = doc_pages()
-ALL_PAGES = [ROOT / "README.md"] + sorted(p for p in DOCS.rglob("*.md")
-                                          if not any(ex == p.parent or ex in p.parents for ex in EXCLUDED_DIRS))
+ALL_PAGES = all_pages()
 
 
 @pytest.fixture
@@ -298,6 +302,8 @@ def test_page_examples_use_only_the_public_api(page: Path):
 
 
 SHELL_LANGS = {"console", "bash", "sh", "shell", "shell-session"}
+#: a private module or name in a command: ``sinews._x``, ``sinews.sub._x``, ``from sinews import _x``
+PRIVATE_COMMAND = re.compile(r"\bsinews(?:\.[A-Za-z]\w*)*\._\w+|from sinews(?:\.\w+)* import _\w+")
 
 
 @pytest.mark.parametrize("page", ALL_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -308,17 +314,15 @@ def test_page_commands_use_only_the_public_api(page: Path):
     text = page.read_text(encoding="utf-8")
     commands = [code for _, lang, code in extract_blocks(text) if lang in SHELL_LANGS]
     commands += re.findall(r"`(python3? -[cm] [^`]*)`", text)
-    bad = [f"{rel}: {m.group(0)!r}" for code in commands
-           for m in re.finditer(r"\bsinews(?:\.[A-Za-z]\w*)*\._\w+|from sinews(?:\.\w+)* import _\w+", code)]
+    bad = [f"{rel}: {m.group(0)!r}" for code in commands for m in PRIVATE_COMMAND.finditer(code)]
     assert not bad, "\n".join(bad)
 
 
 def test_command_check_catches_a_private_module():
     """The pattern of :func:`test_page_commands_use_only_the_public_api` can fail."""
-    pattern = r"\bsinews(?:\.[A-Za-z]\w*)*\._\w+|from sinews(?:\.\w+)* import _\w+"
-    assert re.search(pattern, 'python -c "from sinews._warmup import warmup_simulation"')
-    assert re.search(pattern, "python -m sinews.bench._timing")
-    assert not re.search(pattern, 'python -c "import sinews; sinews.warmup(simulation=True)"')
+    assert PRIVATE_COMMAND.search('python -c "from sinews._warmup import warmup_simulation"')
+    assert PRIVATE_COMMAND.search("python -m sinews.bench._timing")
+    assert not PRIVATE_COMMAND.search('python -c "import sinews; sinews.warmup(simulation=True)"')
 
 
 def test_private_import_pattern():
