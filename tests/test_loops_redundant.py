@@ -28,6 +28,14 @@ def _general(model, q, v, tau, cs, method, **kw):
         FD._use_compiled = True
 
 
+def _general_impulses(model, q, v, cs, method, target):
+    FD._use_compiled = False
+    try:
+        return compute_constraint_impulses(model, q, v, cs, method=method, target_velocity=target)
+    finally:
+        FD._use_compiled = True
+
+
 def _close(a, b, tol=1e-9):
     a, b = np.asarray(a), np.asarray(b)
     return np.abs(a - b).max() <= tol * (1.0 + np.abs(b).max())
@@ -176,11 +184,7 @@ def test_impulses_with_zero_rows_take_the_compiled_path():
             out = mixed_impulses(m, cs, q, v, target, None, method)
             assert out is not None and out[4] == 2
             r = compute_constraint_impulses(m, q, v, cs, method=method, target_velocity=target)
-            FD._use_compiled = False
-            try:
-                g = compute_constraint_impulses(m, q, v, cs, method=method, target_velocity=target)
-            finally:
-                FD._use_compiled = True
+            g = _general_impulses(m, q, v, cs, method, target)
             assert r.least_squares and g.least_squares and r.rank == g.rank == 2
             assert r.converged and g.converged
             assert _close(r.qd_plus, g.qd_plus) and _close(r.impulses, g.impulses)
@@ -189,11 +193,7 @@ def test_impulses_with_zero_rows_take_the_compiled_path():
         # a velocity asked of a dead row cannot be produced: not converged, on both paths
         bad = np.where(dead, 1.0, 0.0)
         r = compute_constraint_impulses(m, q, v, cs, method=method, target_velocity=bad)
-        FD._use_compiled = False
-        try:
-            g = compute_constraint_impulses(m, q, v, cs, method=method, target_velocity=bad)
-        finally:
-            FD._use_compiled = True
+        g = _general_impulses(m, q, v, cs, method, bad)
         assert not r.converged and not g.converged
         assert _close(r.qd_plus, g.qd_plus)
 
