@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 from numba import types
 
 from . import _kernels as K
@@ -76,7 +77,22 @@ class Lazy:
 
 
 def fast_args(model, data):
-    """What the fast path needs from ``data`` (a workspace of ``model``): ``(mi, mf, ws, nv)``,
-    or ``None`` for a model without moving joints (which takes the checked path)."""
+    """What the fast path needs from ``data`` (a workspace of ``model``): ``(cx, nv, (nv, nv))``
+    with ``cx`` the context block of the native entry points (:func:`sinews._native.context`),
+    or, where those are not available, the tuple ``(mi, mf, ws, buf)`` of the dispatcher path;
+    ``None`` for a model without moving joints (which takes the checked path).  ``buf``, the
+    scratch of ``minverse``, is kept on ``data``."""
+    from . import _minv_kernels as MK
+    from . import _native
+
     c = data.c
-    return (c.mi, c.mf, data.ws, c.nv) if c.nlinks else None
+    if not c.nlinks:
+        return None
+    buf = data.__dict__.get("_minv_buf")
+    if buf is None:
+        buf = data._minv_buf = np.empty(MK.buffer_size(c.nlinks, c.nv))
+    if _native.available():
+        cx = _native.context(c.nq, c.nv, c.mi, c.mf, data.ws, buf)
+    else:
+        cx = (c.mi, c.mf, data.ws, buf)
+    return cx, c.nv, (c.nv, c.nv)

@@ -30,7 +30,7 @@ from pathlib import Path
 import numba
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 
-__all__ = ["njit", "source_closure", "closure_digest"]
+__all__ = ["njit", "cfunc", "source_closure", "closure_digest"]
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 
@@ -170,5 +170,24 @@ def njit(*args, cache: bool = False, **options):
                 dispatcher.compile(sig)
             dispatcher.disable_compile()
         return dispatcher
+
+    return decorate
+
+
+def cfunc(signature, cache: bool = False):
+    """``numba.cfunc`` with :func:`njit`'s cache (stale when any sinews module the function's
+    module imports changes).  Compiles (or loads from the cache) when applied: call it where
+    the C function is first needed, never at import."""
+
+    def decorate(function):
+        from numba.core import sigutils
+        from numba.core.ccallback import CFunc
+
+        args, restype = sigutils.normalize_signature(signature)
+        res = CFunc(function, (args, restype), locals={}, options={})
+        if cache:
+            res._cache = _PackageFunctionCache(function)
+        res.compile()
+        return res
 
     return decorate

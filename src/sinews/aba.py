@@ -23,7 +23,8 @@ from numpy.typing import ArrayLike
 
 from . import _aba_kernels as K
 from ._checks import output, raise_kernel_code, state3
-from ._entry import Lazy
+from . import _native_entry as N
+from ._native import Entry
 from .algorithms import NO_FORCES, get_data, link_forces
 
 if TYPE_CHECKING:
@@ -67,9 +68,9 @@ def aba(
     """
     if f_ext is None and data is None and out is None:  # the fast path (sinews._entry)
         try:
-            mi, mf, ws, nv = model._tls.fast
+            cx, nv, _ = model._tls.fast
             qdd = _empty(nv)
-            if not _ABA(q, v, tau, qdd, mi, mf, ws):
+            if _ABA(cx, q, v, tau, qdd) is qdd:
                 return qdd
         except Exception:
             pass
@@ -77,7 +78,7 @@ def aba(
 
 
 _empty = np.empty
-_ABA = Lazy("aba_x", globals(), "_ABA")
+_ABA = Entry(N.aba_n, N.aba_f, globals(), "_ABA")
 
 
 def _aba(model, q, v, tau, f_ext, data, out) -> np.ndarray:

@@ -20,7 +20,8 @@ from numpy.typing import ArrayLike
 
 from . import _crba_kernels as K
 from ._checks import raise_kernel_code, vector
-from ._entry import Lazy
+from . import _native_entry as N
+from ._native import Entry
 from .algorithms import get_data
 
 if TYPE_CHECKING:
@@ -35,9 +36,9 @@ def crba(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray:
     (``model.data()``; default the calling thread's own)."""
     if data is None:  # the fast path (sinews._entry)
         try:
-            mi, mf, ws, nv = model._tls.fast
-            M = _empty((nv, nv))
-            if not _CRBA(q, M, mi, mf, ws):
+            cx, _, shape = model._tls.fast
+            M = _empty(shape)
+            if _CRBA(cx, q, M) is M:
                 return M
         except Exception:
             pass
@@ -45,7 +46,7 @@ def crba(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray:
 
 
 _empty = np.empty
-_CRBA = Lazy("crba_x", globals(), "_CRBA")
+_CRBA = Entry(N.crba_n, N.crba_f, globals(), "_CRBA")
 
 
 def _crba(model, q, data) -> np.ndarray:

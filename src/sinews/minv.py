@@ -16,7 +16,8 @@ from numpy.typing import ArrayLike
 
 from . import _minv_kernels as MK
 from ._checks import raise_kernel_code, vector
-from ._entry import Lazy
+from . import _native_entry as N
+from ._native import Entry
 from .aba import _run
 from .algorithms import NO_FORCES
 from .algorithms import get_data
@@ -42,9 +43,9 @@ def minverse(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray
     :mod:`sinews._minv_kernels`)."""
     if data is None:  # the fast path (sinews._entry): this thread's workspace and scratch
         try:
-            mi, mf, ws, buf, shape = model._tls.minv
+            cx, _, shape = model._tls.fast
             Minv = _empty(shape)
-            if not _MINV(q, Minv, mi, mf, ws, buf):
+            if _MINV(cx, q, Minv) is Minv:
                 return Minv
         except Exception:
             pass
@@ -52,12 +53,11 @@ def minverse(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray
 
 
 _empty = np.empty
-_MINV = Lazy("minverse_x", globals(), "_MINV", MK)
+_MINV = Entry(N.minverse_n, N.minverse_f, globals(), "_MINV")
 
 
 def _minverse(model, q, data) -> np.ndarray:
-    """The checked path of :func:`minverse`; binds the fast path's arguments
-    (``model._tls.minv``) on a thread's first call without ``data``."""
+    """The checked path of :func:`minverse`."""
     d = get_data(model, data)
     c = d.c
     q = vector(q, c.nq, "q")
@@ -67,8 +67,6 @@ def _minverse(model, q, data) -> np.ndarray:
     buf = d.__dict__.get("_minv_buf")
     if buf is None:
         buf = d._minv_buf = np.empty(MK.buffer_size(c.nlinks, c.nv))
-    if data is None:  # bind the fast path's arguments for this thread (d is its default Data)
-        model._tls.minv = (c.mi, c.mf, d.ws, buf, (c.nv, c.nv))
     code = MK.minverse(q, Minv, c.mi, c.mf, d.ws, buf)
     if code:
         if code < 0:

@@ -24,7 +24,8 @@ from numpy.typing import ArrayLike
 
 from . import _rnea_kernels as K
 from ._checks import output, raise_kernel_code, state3
-from ._entry import Lazy
+from . import _native_entry as N
+from ._native import Entry
 from .algorithms import NO_FORCES, get_data, link_forces
 
 if TYPE_CHECKING:
@@ -52,9 +53,9 @@ def rnea(
     """
     if f_ext is None and data is None and out is None:  # the fast path (sinews._entry)
         try:
-            mi, mf, ws, nv = model._tls.fast
+            cx, nv, _ = model._tls.fast
             tau = _empty(nv)
-            if not _RNEA(q, v, a, tau, mi, mf, ws):
+            if _RNEA(cx, q, v, a, tau) is tau:
                 return tau
         except Exception:
             pass
@@ -62,7 +63,7 @@ def rnea(
 
 
 _empty = np.empty
-_RNEA = Lazy("rnea_x", globals(), "_RNEA")
+_RNEA = Entry(N.rnea_n, N.rnea_f, globals(), "_RNEA")
 
 
 def _rnea(model, q, v, a, f_ext, data, out) -> np.ndarray:

@@ -1,0 +1,366 @@
+"""The native call layer: the public fast paths called as C functions, without Numba's dispatcher.
+
+A Numba dispatcher costs about 0.1 us per call plus 0.04 us per array argument before the
+kernel runs: it types every argument, finds the overload, then unboxes each array (allocating a
+reference-count record per array).  On a small robot that is more than the kernel itself (UR5:
+``rnea``'s kernel 0.47 us, the dispatch of its seven arguments 0.42 us).  This module removes it
+for the fast paths of the public algorithms:
+
+* each entry point is a Numba ``cfunc`` with CPython's *fastcall* signature,
+  ``PyObject *f(PyObject *self, PyObject *const *args, Py_ssize_t nargs)``, made into a Python
+  built-in function once (``PyCFunction_NewEx`` with ``METH_FASTCALL``, through ``ctypes``);
+* it checks each user array in a few machine instructions: exactly ``numpy.ndarray`` (no
+  subclass), the canonical float64 dtype object, the number of dimensions, the shape, and the
+  C-contiguous and aligned flags (writeable too, for an output).  Anything else is *refused*,
+  never converted;
+* it views the arrays' memory (``numba.carray``) and calls the same entry kernel as the
+  dispatcher path (``sinews._entry``), so results are bit-identical;
+* it returns the output array (a new reference) when the kernel succeeded, and otherwise the
+  context block it was given: the Python wrapper then takes the checked path, which converts
+  what it may or raises the named error.  The native code never raises and never converts.
+
+The model's arrays, the thread's workspace and the addresses the checks compare with (the
+``ndarray`` type, the float64 dtype, the ``numpy.int64`` scalar type) are passed in one int64
+*context block* per model and thread (:func:`context`).  Addresses change from process to
+process, so none is compiled into the (cached) machine code.
+
+The layer reads CPython and NumPy object layouts at fixed offsets (the 64-bit, non-free-threaded
+CPython object header; NumPy's ``PyArrayObject_fields``; a NumPy scalar's value).  It is used only
+after a self-test in the process (:func:`available`) has read known objects through the same
+offsets and found what Python reports for them, including that a call leaves reference counts
+balanced; otherwise, on other interpreters, or with ``SINEWS_NATIVE=0`` in the environment, every
+entry point is the dispatcher path with the same calling convention (:class:`Entry`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import sysconfig
+import threading
+
+import numpy as np
+from llvmlite import ir
+from numba import carray, types
+from numba.core.extending import intrinsic
+
+from ._jit import cfunc, njit
+
+__all__ = ["available", "context", "Entry", "SIGNATURE"]
+
+#: every entry point's C signature: ``intptr_t f(intptr_t self, intptr_t *args, intptr_t nargs)``
+#: (object pointers as integers: the same registers as CPython's fastcall functions)
+SIGNATURE = types.intp(types.intp, types.CPointer(types.intp), types.intp)
+
+# ----------------------------------------------------------------------------------------------
+# Raw memory access
+
+
+@intrinsic
+def load_i64(typingctx, addr):
+    """The int64 at address ``addr``."""
+
+    def codegen(context, builder, signature, args):
+        return builder.load(builder.inttoptr(args[0], ir.IntType(64).as_pointer()))
+
+    return types.int64(types.intp), codegen
+
+
+@intrinsic
+def load_i32(typingctx, addr):
+    """The int32 at address ``addr``, widened to int64."""
+
+    def codegen(context, builder, signature, args):
+        return builder.sext(builder.load(builder.inttoptr(args[0], ir.IntType(32).as_pointer())), ir.IntType(64))
+
+    return types.int64(types.intp), codegen
+
+
+@intrinsic
+def store_i64(typingctx, addr, value):
+    """Store the int64 ``value`` at address ``addr``."""
+
+    def codegen(context, builder, signature, args):
+        builder.store(args[1], builder.inttoptr(args[0], ir.IntType(64).as_pointer()))
+        return context.get_dummy_value()
+
+    return types.void(types.intp, types.int64), codegen
+
+
+@intrinsic
+def f64_ptr(typingctx, addr):
+    """``addr`` as a ``double *``."""
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], ir.DoubleType().as_pointer())
+
+    return types.CPointer(types.float64)(types.intp), codegen
+
+
+@intrinsic
+def i64_ptr(typingctx, addr):
+    """``addr`` as an ``int64_t *``."""
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+
+    return types.CPointer(types.int64)(types.intp), codegen
+
+
+# ----------------------------------------------------------------------------------------------
+# Object layouts (64-bit CPython, non-free-threaded; NumPy's PyArrayObject_fields), checked by
+# the self-test before any entry point is used
+
+OB_REFCNT = 0  #: PyObject.ob_refcnt
+OB_TYPE = 8  #: PyObject.ob_type
+AR_DATA = 16  #: PyArrayObject.data
+AR_ND = 24  #: PyArrayObject.nd (int)
+AR_DIMS = 32  #: PyArrayObject.dimensions
+AR_STRIDES = 40  #: PyArrayObject.strides
+AR_DESCR = 56  #: PyArrayObject.descr
+AR_FLAGS = 64  #: PyArrayObject.flags (int)
+SC_VALUE = 16  #: the value of a NumPy int64 scalar (PyLongLongScalarObject.obval)
+
+C_CONTIGUOUS = 0x1  #: NPY_ARRAY_C_CONTIGUOUS
+ALIGNED = 0x100  #: NPY_ARRAY_ALIGNED
+WRITEABLE = 0x400  #: NPY_ARRAY_WRITEABLE
+IN = C_CONTIGUOUS | ALIGNED  #: the flags an input array must have
+OUT = IN | WRITEABLE  #: the flags an output array must have
+
+# The context block (int64): addresses for the checks, sizes, and the model's and thread's arrays
+CX_NDARRAY = 0  #: address of the numpy.ndarray type
+CX_F64 = 1  #: address of the canonical float64 dtype object
+CX_INT64 = 2  #: address of the numpy.int64 scalar type
+CX_NQ = 3
+CX_NV = 4
+CX_NL = 5  #: moving links (rows of mi)
+CX_MI = 6  #: address of mi (int64, nl x CX_MIC)
+CX_MIC = 7
+CX_MF = 8  #: address of mf (float64, CX_NMF)
+CX_NMF = 9
+CX_WS = 10  #: address of the workspace ws (float64, CX_NWS)
+CX_NWS = 11
+CX_BUF = 12  #: address of a scratch vector (float64, CX_NBUF): minverse's
+CX_NBUF = 13
+CX_SIZE = 16
+
+
+@njit(cache=True, forceinline=True)
+def block(obj):
+    """The context block held by the int64 array at address ``obj``."""
+    return carray(i64_ptr(load_i64(obj + AR_DATA)), (CX_SIZE,))
+
+
+@njit(cache=True, forceinline=True)
+def is_vector(obj, cx, n, flags):
+    """Whether the object at address ``obj`` is a float64 ``numpy.ndarray`` of shape (n,) with
+    the ``flags`` bits set."""
+    return (
+        load_i64(obj + OB_TYPE) == cx[CX_NDARRAY]
+        and load_i64(obj + AR_DESCR) == cx[CX_F64]
+        and load_i32(obj + AR_ND) == 1
+        and load_i32(obj + AR_FLAGS) & flags == flags
+        and load_i64(load_i64(obj + AR_DIMS)) == n
+    )
+
+
+@njit(cache=True, forceinline=True)
+def is_matrix(obj, cx, n0, n1, flags):
+    """Whether the object at address ``obj`` is a float64 ``numpy.ndarray`` of shape (n0, n1)
+    with the ``flags`` bits set."""
+    if not (
+        load_i64(obj + OB_TYPE) == cx[CX_NDARRAY]
+        and load_i64(obj + AR_DESCR) == cx[CX_F64]
+        and load_i32(obj + AR_ND) == 2
+        and load_i32(obj + AR_FLAGS) & flags == flags
+    ):
+        return False
+    dims = load_i64(obj + AR_DIMS)
+    return load_i64(dims) == n0 and load_i64(dims + 8) == n1
+
+
+@njit(cache=True, forceinline=True)
+def vector(obj, n):
+    """A view of the (checked) float64 array at address ``obj`` as a vector of length n."""
+    return carray(f64_ptr(load_i64(obj + AR_DATA)), (n,))
+
+
+@njit(cache=True, forceinline=True)
+def matrix(obj, n0, n1):
+    """A view of the (checked) float64 array at address ``obj`` as an (n0, n1) matrix."""
+    return carray(f64_ptr(load_i64(obj + AR_DATA)), (n0, n1))
+
+
+@njit(cache=True, forceinline=True)
+def model_arrays(cx):
+    """``(mi, mf, ws)``: views of the model's arrays and the workspace of context block ``cx``."""
+    mi = carray(i64_ptr(cx[CX_MI]), (cx[CX_NL], cx[CX_MIC]))
+    mf = carray(f64_ptr(cx[CX_MF]), (cx[CX_NMF],))
+    ws = carray(f64_ptr(cx[CX_WS]), (cx[CX_NWS],))
+    return mi, mf, ws
+
+
+@njit(cache=True, forceinline=True)
+def new_ref(obj):
+    """``obj`` with its reference count raised by one (a fastcall function returns a new
+    reference; the objects returned are arrays, never immortal ones)."""
+    store_i64(obj + OB_REFCNT, load_i64(obj + OB_REFCNT) + 1)
+    return obj
+
+
+# ----------------------------------------------------------------------------------------------
+# Built-in functions from C function addresses
+
+
+class _MethodDef(ctypes.Structure):
+    _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", ctypes.c_void_p), ("ml_flags", ctypes.c_int),
+                ("ml_doc", ctypes.c_char_p)]
+
+
+_METH_FASTCALL = 0x80
+_DEFS: list = []  # the method records live as long as the process (their functions may too)
+
+
+def builtin(name: str, address: int):
+    """A Python built-in function calling the fastcall C function at ``address``."""
+    new = ctypes.pythonapi.PyCFunction_NewEx
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.POINTER(_MethodDef), ctypes.py_object, ctypes.py_object]
+    md = _MethodDef(name.encode(), address, _METH_FASTCALL, None)
+    _DEFS.append(md)
+    return new(ctypes.byref(md), None, None)
+
+
+# ----------------------------------------------------------------------------------------------
+# The self-test
+
+
+def probe(self, args, nargs):
+    """Fields of the objects ``args[1:]`` read at the layer's offsets, into the int64 array
+    ``args[0]`` (8 per object); returns ``args[0]``."""
+    out = carray(i64_ptr(load_i64(args[0] + AR_DATA)), (8 * (nargs - 1),))
+    for i in range(1, nargs):
+        o = args[i]
+        r = 8 * (i - 1)
+        out[r] = load_i64(o + OB_TYPE)
+        out[r + 1] = load_i64(o + AR_DESCR)
+        out[r + 2] = load_i32(o + AR_ND)
+        out[r + 3] = load_i32(o + AR_FLAGS)
+        out[r + 4] = load_i64(load_i64(o + AR_DIMS))
+        out[r + 5] = load_i64(load_i64(o + AR_DIMS) + 8)
+        out[r + 6] = load_i64(o + AR_DATA)
+        out[r + 7] = load_i64(load_i64(o + AR_STRIDES))
+    return new_ref(args[0])
+
+
+def probe_scalar(self, args, nargs):
+    """The type and value of the NumPy scalar ``args[1]`` into the int64 array ``args[0]``."""
+    out = carray(i64_ptr(load_i64(args[0] + AR_DATA)), (2,))
+    out[0] = load_i64(args[1] + OB_TYPE)
+    out[1] = load_i64(args[1] + SC_VALUE)
+    return new_ref(args[0])
+
+
+def _interpreter_ok() -> bool:
+    return (
+        sys.implementation.name == "cpython"
+        and sys.maxsize > 2**32
+        and not sysconfig.get_config_var("Py_GIL_DISABLED")
+        and os.environ.get("SINEWS_NATIVE", "1") != "0"
+        and os.environ.get("NUMBA_DISABLE_JIT", "0") in ("", "0")
+    )
+
+
+def _self_test() -> bool:
+    """Read known objects through the layer's offsets and compare with what Python reports."""
+    f = builtin("sinews_probe", cfunc(SIGNATURE, cache=True)(probe).address)
+    g = builtin("sinews_probe_scalar", cfunc(SIGNATURE, cache=True)(probe_scalar).address)
+    a = np.arange(12.0).reshape(3, 4)
+    b = np.zeros(5)[::2]
+    c = np.zeros(7)
+    c.flags.writeable = False
+    out = np.zeros(24, dtype=np.int64)
+    refs = [sys.getrefcount(x) for x in (a, b, c, out)]
+    if f(out, a, b, c) is not out:
+        return False
+    if [sys.getrefcount(x) for x in (a, b, c, out)] != refs:
+        return False
+    want = []
+    for x in (a, b, c):
+        flags = (C_CONTIGUOUS * x.flags.c_contiguous) | (ALIGNED * x.flags.aligned) | (WRITEABLE * x.flags.writeable)
+        want.append((id(np.ndarray), id(np.dtype(np.float64)), x.ndim, flags, x.shape[0],
+                     x.shape[1] if x.ndim > 1 else None, x.ctypes.data, x.strides[0]))
+    for i, (t, d, nd, flags, n0, n1, data, s0) in enumerate(want):
+        r = out[8 * i: 8 * i + 8]
+        if (r[0], r[1], r[2], r[3] & OUT, r[4], r[6], r[7]) != (t, d, nd, flags, n0, data, s0):
+            return False
+        if n1 is not None and r[5] != n1:
+            return False
+    if a.dtype is not np.dtype(np.float64):
+        return False
+    s = np.int64(-123456789)
+    out2 = np.zeros(2, dtype=np.int64)
+    if g(out2, s) is not out2 or (out2[0], out2[1]) != (id(np.int64), -123456789):
+        return False
+    return True
+
+
+_lock = threading.Lock()
+_state: list = []  # [bool] once the self-test has run
+
+
+def available() -> bool:
+    """Whether the native entry points are used in this process (the interpreter is supported,
+    ``SINEWS_NATIVE`` is not ``0`` and the self-test passed); decided on first use."""
+    if not _state:
+        with _lock:
+            if not _state:
+                ok = False
+                if _interpreter_ok():
+                    try:
+                        ok = _self_test()
+                    except Exception:
+                        ok = False
+                _state.append(ok)
+    return _state[0]
+
+
+def context(nq: int, nv: int, mi, mf, ws, buf):
+    """The context block of one model and workspace (``mi``, ``mf``, ``ws``, the scratch vector
+    ``buf``): an int64 array of addresses and sizes for the native entry points.  The arrays
+    must outlive it (the caller keeps them)."""
+    cx = np.zeros(CX_SIZE, dtype=np.int64)
+    cx[CX_NDARRAY], cx[CX_F64], cx[CX_INT64] = id(np.ndarray), id(np.dtype(np.float64)), id(np.int64)
+    cx[CX_NQ], cx[CX_NV] = nq, nv
+    cx[CX_NL], cx[CX_MIC] = mi.shape
+    cx[CX_MI] = mi.ctypes.data
+    cx[CX_MF], cx[CX_NMF] = mf.ctypes.data, mf.size
+    cx[CX_WS], cx[CX_NWS] = ws.ctypes.data, ws.size
+    cx[CX_BUF], cx[CX_NBUF] = buf.ctypes.data, buf.size
+    return cx
+
+
+class Entry:
+    """Stand-in for an entry point in a module's globals until its first call: the call makes
+    the built-in function of ``native`` (a fastcall C function body, compiled with
+    :data:`SIGNATURE`) when :func:`available`, and otherwise ``fallback()`` (a Python function
+    with the same calling convention over the dispatcher path); it rebinds the global
+    ``binding`` of ``namespace`` to it and runs it."""
+
+    def __init__(self, native, fallback, namespace: dict, binding: str):
+        self.native, self.fallback, self.namespace, self.binding = native, fallback, namespace, binding
+
+    def __call__(self, *args):
+        with _lock_entries:
+            f = self.namespace.get(self.binding)
+            if f is self:
+                if available():
+                    f = builtin("sinews_" + self.native.__name__, cfunc(SIGNATURE, cache=True)(self.native).address)
+                else:
+                    f = self.fallback()
+                self.namespace[self.binding] = f
+        return f(*args)
+
+
+_lock_entries = threading.RLock()

@@ -1,0 +1,121 @@
+"""The native entry points of the tree algorithms' fast paths (``rnea``, ``aba``, ``crba``,
+``minverse``): fastcall C function bodies for :mod:`sinews._native`, and their dispatcher-path
+fallbacks with the same calling convention.
+
+Each is called as ``f(cx, in_1, ..., out)`` with ``cx`` the thread's context block
+(:func:`sinews._native.context`; in the fallback, the tuple ``(mi, mf, ws, buf)``) and returns
+``out`` when the kernel succeeded, anything else otherwise (the wrapper then takes the checked
+path).  The kernels are the dispatcher path's entry kernels (``rnea_x``, ...), so both paths give
+the same bits.
+"""
+
+from numba import carray
+
+from . import _minv_kernels as MK
+from ._aba_kernels import aba_x
+from ._crba_kernels import crba_x
+from ._entry import typed
+from ._minv_kernels import minverse_x
+from ._native import (
+    CX_BUF,
+    CX_NBUF,
+    CX_NQ,
+    CX_NV,
+    IN,
+    OUT,
+    block,
+    f64_ptr,
+    is_matrix,
+    is_vector,
+    matrix,
+    model_arrays,
+    new_ref,
+    vector,
+)
+from ._rnea_kernels import rnea_x
+
+
+def rnea_n(self, args, nargs):
+    """``rnea(cx, q, v, a, tau)``."""
+    r = args[0]
+    if nargs == 5:
+        cx = block(r)
+        nq = cx[CX_NQ]
+        nv = cx[CX_NV]
+        if (is_vector(args[1], cx, nq, IN) and is_vector(args[2], cx, nv, IN) and is_vector(args[3], cx, nv, IN)
+                and is_vector(args[4], cx, nv, OUT)):
+            mi, mf, ws = model_arrays(cx)
+            if rnea_x(vector(args[1], nq), vector(args[2], nv), vector(args[3], nv), vector(args[4], nv),
+                      mi, mf, ws) == 0:
+                r = args[4]
+    return new_ref(r)
+
+
+def aba_n(self, args, nargs):
+    """``aba(cx, q, v, tau, qdd)``."""
+    r = args[0]
+    if nargs == 5:
+        cx = block(r)
+        nq = cx[CX_NQ]
+        nv = cx[CX_NV]
+        if (is_vector(args[1], cx, nq, IN) and is_vector(args[2], cx, nv, IN) and is_vector(args[3], cx, nv, IN)
+                and is_vector(args[4], cx, nv, OUT)):
+            mi, mf, ws = model_arrays(cx)
+            if aba_x(vector(args[1], nq), vector(args[2], nv), vector(args[3], nv), vector(args[4], nv),
+                     mi, mf, ws) == 0:
+                r = args[4]
+    return new_ref(r)
+
+
+def crba_n(self, args, nargs):
+    """``crba(cx, q, M)``."""
+    r = args[0]
+    if nargs == 3:
+        cx = block(r)
+        nq = cx[CX_NQ]
+        nv = cx[CX_NV]
+        if is_vector(args[1], cx, nq, IN) and is_matrix(args[2], cx, nv, nv, OUT):
+            mi, mf, ws = model_arrays(cx)
+            if crba_x(vector(args[1], nq), matrix(args[2], nv, nv), mi, mf, ws) == 0:
+                r = args[2]
+    return new_ref(r)
+
+
+def minverse_n(self, args, nargs):
+    """``minverse(cx, q, Minv)``."""
+    r = args[0]
+    if nargs == 3:
+        cx = block(r)
+        nq = cx[CX_NQ]
+        nv = cx[CX_NV]
+        if is_vector(args[1], cx, nq, IN) and is_matrix(args[2], cx, nv, nv, OUT):
+            mi, mf, ws = model_arrays(cx)
+            buf = carray(f64_ptr(cx[CX_BUF]), (cx[CX_NBUF],))
+            if minverse_x(vector(args[1], nq), matrix(args[2], nv, nv), mi, mf, ws, buf) == 0:
+                r = args[2]
+    return new_ref(r)
+
+
+# The dispatcher path (sinews._entry.typed: one signature, compilation disabled), for
+# interpreters the native layer does not support: factories of functions with the same
+# calling convention.
+
+
+def rnea_f():
+    k = typed("rnea_x")
+    return lambda cx, q, v, a, tau: tau if k(q, v, a, tau, cx[0], cx[1], cx[2]) == 0 else cx
+
+
+def aba_f():
+    k = typed("aba_x")
+    return lambda cx, q, v, tau, qdd: qdd if k(q, v, tau, qdd, cx[0], cx[1], cx[2]) == 0 else cx
+
+
+def crba_f():
+    k = typed("crba_x")
+    return lambda cx, q, M: M if k(q, M, cx[0], cx[1], cx[2]) == 0 else cx
+
+
+def minverse_f():
+    k = typed("minverse_x", MK)
+    return lambda cx, q, Minv: Minv if k(q, Minv, cx[0], cx[1], cx[2], cx[3]) == 0 else cx

@@ -1,0 +1,184 @@
+"""The native call layer (sinews._native): its self-test, what its entry points refuse, reference
+counts, and the fallback with SINEWS_NATIVE=0.  Every refused argument must give exactly what the
+checked path gives (result or error)."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sinews
+from sinews import _native
+from sinews.sample_models import arm7, quadruped12
+
+rnea_mod = __import__("sinews.rnea", fromlist=["_rnea"])
+crba_mod = __import__("sinews.crba", fromlist=["_crba"])
+aba_mod = __import__("sinews.aba", fromlist=["_aba"])
+minv_mod = __import__("sinews.minv", fromlist=["_minverse"])
+
+NATIVE = _native.available()
+
+
+class Sub(np.ndarray):
+    pass
+
+
+def _model():
+    m = quadruped12()
+    rng = np.random.default_rng(3)
+    q = sinews.random_configuration(m, rng, -1.0, 1.0)
+    sinews.rnea(m, q, np.zeros(m.nv), np.zeros(m.nv))  # binds the thread's fast path
+    return m, q, rng.normal(size=m.nv), rng.normal(size=m.nv)
+
+
+def test_native_layer_is_used_on_this_interpreter():
+    """CPython 64-bit (not free-threaded) is what the layer is for: the self-test must pass here,
+    or every fast path would quietly lose its speed."""
+    if sys.implementation.name == "cpython" and sys.maxsize > 2**32:
+        assert NATIVE
+    assert type(_native.context(1, 1, np.zeros((1, 1), np.int64), np.zeros(1), np.zeros(1), np.zeros(1))) is np.ndarray
+
+
+@pytest.mark.skipif(not NATIVE, reason="the native layer is not available on this interpreter")
+def test_refused_arguments_return_the_context_block():
+    m, q, v, a = _model()
+    sinews.rnea(m, q, v, a)
+    f = rnea_mod._RNEA
+    cx, nv, _ = m._tls.fast
+    tau = np.empty(nv)
+    assert f(cx, q, v, a, tau) is tau
+    ro = np.empty(nv)
+    ro.flags.writeable = False
+    refused = [
+        (q.astype(np.int64), v, a, tau),  # same item size, other dtype
+        (q.astype(np.float32), v, a, tau),
+        (q.view(Sub), v, a, tau),  # a subclass
+        (q.astype(">f8"), v, a, tau),  # another byte order
+        (np.repeat(q, 2)[::2], v, a, tau),  # strided
+        (q[None, :], v, a, tau),  # 2-D
+        (q[:-1], v, a, tau),  # wrong length
+        (q, v, a, ro),  # read-only output
+        (q, v, a, np.empty((nv, 1))),
+        (q.tolist(), v, a, tau),
+        (q, v, 1.0, tau),
+        (q, v, None, tau),
+    ]
+    for args in refused:
+        assert f(cx, *args) is cx
+    assert f(cx, q, v, a) is cx  # too few arguments
+    assert f(cx, q, v, a, tau, tau) is cx
+    with pytest.raises(TypeError):
+        f(cx, q, v, a, out=tau)
+    M = np.empty((nv, nv))
+    assert crba_mod._CRBA(cx, q, M) is M
+    for bad in (np.empty((nv, nv), order="F")[:, :-1], np.empty((nv, nv + 1)), np.empty(nv * nv), np.empty((nv, nv), np.float32)):
+        assert crba_mod._CRBA(cx, q, bad) is cx
+    Mf = np.asfortranarray(np.empty((nv, nv)))
+    assert crba_mod._CRBA(cx, q, Mf) is cx  # not C-contiguous
+    assert minv_mod._MINV(cx, q, np.empty((nv, nv))) is not cx
+
+
+@pytest.mark.skipif(not NATIVE, reason="the native layer is not available on this interpreter")
+def test_reference_counts_stay_balanced():
+    m, q, v, a = _model()
+    cx = m._tls.fast[0]
+    before = [sys.getrefcount(x) for x in (q, v, a, cx)]
+    for _ in range(1000):
+        sinews.rnea(m, q, v, a)
+        sinews.aba(m, q, v, a)
+        sinews.crba(m, q)
+        sinews.minverse(m, q)
+        rnea_mod._RNEA(cx, q.astype(np.int64), v, a, np.empty(m.nv))  # refused: returns cx
+    assert [sys.getrefcount(x) for x in (q, v, a, cx)] == before
+    tau = sinews.rnea(m, q, v, a)
+    assert sys.getrefcount(tau) == 2  # the name and getrefcount's argument: nothing leaked
+
+
+@given(
+    dtype=st.sampled_from([np.float64, np.float32, np.int64, np.complex128, ">f8"]),
+    step=st.sampled_from([1, 2]),
+    extra=st.integers(-1, 1),
+    ndim=st.sampled_from([1, 2]),
+    readonly=st.booleans(),
+    which=st.integers(0, 2),
+    nan=st.booleans(),
+)
+@settings(max_examples=60, deadline=None)
+def test_any_argument_gives_what_the_checked_path_gives(dtype, step, extra, ndim, readonly, which, nan):
+    m, q, v, a = _STATE
+    args = [q.copy(), v.copy(), a.copy()]
+    x = args[which]
+    if nan:
+        x[-1] = np.nan
+    n = len(x) + extra
+    x = np.resize(x, n) if extra else x
+    x = np.repeat(x, step)[::step] if step > 1 else x
+    with np.errstate(invalid="ignore"):  # NaN to int64
+        x = x.astype(dtype)
+    if ndim == 2:
+        x = x[None, :]
+    if readonly:
+        x.flags.writeable = False
+    args[which] = x
+    try:
+        expect = rnea_mod._rnea(m, *args, None, None, None)
+    except ValueError as exc:
+        with pytest.raises(ValueError) as got:
+            sinews.rnea(m, *args)
+        assert str(got.value) == str(exc)
+        return
+    assert np.array_equal(sinews.rnea(m, *args), expect)
+
+
+_STATE = _model()
+
+
+def test_disabled_by_the_environment_gives_the_same_bits():
+    """SINEWS_NATIVE=0: the entry points are the dispatcher path, with the same results."""
+    code = textwrap.dedent(
+        """
+        import json, sys
+        import numpy as np
+        import sinews
+        from sinews import _native
+        from sinews.sample_models import arm7
+        m = arm7()
+        rng = np.random.default_rng(0)
+        q, v, a = rng.normal(size=7), rng.normal(size=7), rng.normal(size=7)
+        out = []
+        for _ in range(2):
+            out = [sinews.rnea(m, q, v, a), sinews.aba(m, q, v, a), sinews.crba(m, q), sinews.minverse(m, q)]
+        kinds = [type(vars(__import__("sinews." + mod, fromlist=["x"]))[name]).__name__
+                 for mod, name in (("rnea", "_RNEA"), ("aba", "_ABA"), ("crba", "_CRBA"), ("minv", "_MINV"))]
+        print(json.dumps({"available": _native.available(), "kinds": kinds,
+                          "out": [x.tobytes().hex() for x in out]}))
+        """
+    )
+    runs = {}
+    for flag in ("0", "1"):
+        env = dict(__import__("os").environ, SINEWS_NATIVE=flag)
+        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+        runs[flag] = json.loads(res.stdout.strip().splitlines()[-1])
+    assert runs["0"]["available"] is False
+    assert runs["0"]["kinds"] == ["function"] * 4
+    assert runs["0"]["out"] == runs["1"]["out"]
+    if NATIVE:
+        assert runs["1"]["kinds"] == ["builtin_function_or_method"] * 4
+
+
+def test_arm_results_match_the_checked_path_bit_for_bit():
+    m = arm7()
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        q, v, a = rng.normal(size=(3, 7))
+        for _ in range(2):
+            fast = sinews.rnea(m, q, v, a), sinews.aba(m, q, v, a), sinews.crba(m, q), sinews.minverse(m, q)
+        checked = (rnea_mod._rnea(m, q, v, a, None, None, None), aba_mod._aba(m, q, v, a, None, None, None),
+                   crba_mod._crba(m, q, m.data()), minv_mod._minverse(m, q, m.data()))
+        for x, y in zip(fast, checked):
+            assert np.array_equal(x, y)
