@@ -182,3 +182,54 @@ def test_arm_results_match_the_checked_path_bit_for_bit():
                    crba_mod._crba(m, q, m.data()), minv_mod._minverse(m, q, m.data()))
         for x, y in zip(fast, checked):
             assert np.array_equal(x, y)
+
+
+def _kin_calls(m, q, v, point, d=None):
+    b = m.nbodies - 1
+    return (sinews.forward_kinematics(m, q, d).R, sinews.body_placement(m, q, b, d).p,
+            sinews.frame_placement(m, q, "tip", d).R, sinews.point_jacobian(m, q, b, point, d),
+            sinews.point_jacobian_6d(m, q, b, point, d), sinews.body_jacobian(m, q, b, "world", d),
+            sinews.frame_jacobian(m, q, "tip", "local_world_aligned", d),
+            sinews.frame_jacobian_time_variation(m, q, v, "tip", data=d),
+            sinews.point_jacobian_time_variation(m, q, v, b, point, d), sinews.center_of_mass(m, q, d),
+            sinews.com_velocity(m, q, v, d), sinews.com_jacobian(m, q, d))
+
+
+@pytest.mark.parametrize(
+    "convert",
+    [
+        lambda x: x,
+        lambda x: x.astype(np.float32),
+        lambda x: x.tolist(),
+        lambda x: np.repeat(x, 2)[::2],
+        lambda x: x.view(Sub),
+        lambda x: x.astype(">f8"),
+    ],
+)
+def test_kinematics_arguments_of_every_kind_give_the_checked_results(convert):
+    m = arm7()
+    m.add_frame("tip", m.nbodies - 1)
+    rng = np.random.default_rng(2)
+    q, v = rng.normal(size=7), rng.normal(size=7)
+    point = np.array([0.1, -0.2, 0.3])
+    args = convert(q), convert(v), convert(point)
+    expect = _kin_calls(m, *args, m.data())  # the checked path
+    for _ in range(3):  # the fast path (its pools filled and refilled)
+        got = _kin_calls(m, *args)
+    for x, y in zip(got, expect):
+        assert np.array_equal(x, y)
+
+
+@pytest.mark.skipif(not NATIVE, reason="the native layer is not available on this interpreter")
+def test_kinematics_reference_counts_stay_balanced():
+    m = arm7()
+    m.add_frame("tip", m.nbodies - 1)
+    q, v, point = np.full(7, 0.3), np.full(7, -0.2), np.array([0.1, 0.0, 0.0])
+    _kin_calls(m, q, v, point)
+    s = m._tls.kin
+    before = [sys.getrefcount(x) for x in (q, v, point, s.buf)]
+    for _ in range(300):  # several pools used up and replaced
+        _kin_calls(m, q, v, point)
+    assert [sys.getrefcount(x) for x in (q, v, point, s.buf)] == before
+    J = sinews.frame_jacobian(m, q, "tip")
+    assert sys.getrefcount(J) == 3  # the name, getrefcount's argument and the pool's list

@@ -18,16 +18,18 @@ from numpy.typing import ArrayLike
 
 from . import _kinematics_kernels as KK
 from ._checks import raise_kernel_code, vector
-from ._kinematics_fast import POOL_FULL, Lazy, checked_data, retry
+from . import _native_kinematics as NK
+from ._kinematics_fast import checked_data, retry
+from ._native import Entry
 
 if TYPE_CHECKING:
     from .model import Data, Model
 
 __all__ = ["center_of_mass", "com_velocity", "com_jacobian"]
 
-_COM = Lazy("center_of_mass_f", globals(), "_COM")
-_COMV = Lazy("com_velocity_f", globals(), "_COMV")
-_COMJ = Lazy("com_jacobian_f", globals(), "_COMJ")
+_COM = Entry(NK.center_of_mass_n, NK.center_of_mass_f, globals(), "_COM")
+_COMV = Entry(NK.com_velocity_n, NK.com_velocity_f, globals(), "_COMV")
+_COMJ = Entry(NK.com_jacobian_n, NK.com_jacobian_f, globals(), "_COMJ")
 _NO_J = np.zeros((3, 0))
 
 
@@ -49,13 +51,9 @@ def center_of_mass(model: Model, q: ArrayLike, data: Data | None = None) -> np.n
     if data is None:
         try:
             s = model._tls.kin
-            i = _COM(q, s.V3p, s.buf)
-            if i >= 0:
-                return s.V3[i]
-            if i == POOL_FULL:
-                r = retry(model, "V3", _COM, q)
-                if r is not None:
-                    return r
+            r = _COM(s.buf, q, s.V3p, s.V3)
+            if r is not s.buf or (r := retry(model, "V3", _COM, q)) is not None:
+                return r
         except Exception:
             pass
     d = checked_data(model, data)
@@ -68,13 +66,9 @@ def com_velocity(model: Model, q: ArrayLike, v: ArrayLike, data: Data | None = N
     if data is None:
         try:
             s = model._tls.kin
-            i = _COMV(q, v, s.V3p, s.buf)
-            if i >= 0:
-                return s.V3[i]
-            if i == POOL_FULL:
-                r = retry(model, "V3", _COMV, q, v)
-                if r is not None:
-                    return r
+            r = _COMV(s.buf, q, v, s.V3p, s.V3)
+            if r is not s.buf or (r := retry(model, "V3", _COMV, q, v)) is not None:
+                return r
         except Exception:
             pass
     d = checked_data(model, data)
@@ -88,13 +82,9 @@ def com_jacobian(model: Model, q: ArrayLike, data: Data | None = None) -> np.nda
     if data is None:
         try:
             s = model._tls.kin
-            i = _COMJ(q, s.J3p, s.buf)
-            if i >= 0:
-                return s.J3[i]
-            if i == POOL_FULL:
-                r = retry(model, "J3", _COMJ, q)
-                if r is not None:
-                    return r
+            r = _COMJ(s.buf, q, s.J3p, s.J3)
+            if r is not s.buf or (r := retry(model, "J3", _COMJ, q)) is not None:
+                return r
         except Exception:
             pass
     d = checked_data(model, data)

@@ -3,11 +3,13 @@
 A kinematics call without ``data=`` does, in Python, about this (here :func:`sinews.frame_jacobian`)::
 
     s = model._tls.kin                                      # this thread's KinState
-    i = FJK(q, s.frame_keys[reference][frame], s.J6p, s.buf)   # one dispatch, 4 arguments
-    if i >= 0:
-        return s.J6[i]                                      # a view made in advance
+    J = FJK(s.buf, q, s.frame_keys[reference][frame], s.J6p, s.J6)   # one C call
+    if J is not s.buf:
+        return J                                            # a view made in advance
 
-One dispatch of an entry kernel of :mod:`sinews._kinematics_fast_kernels` with few arguments: the
+One call of a native entry point (:mod:`sinews._native_kinematics`, C code called without Numba's
+dispatcher; where the native layer is not available, one dispatch of the same entry kernel of
+:mod:`sinews._kinematics_fast_kernels`) with few arguments: the
 model's arrays, the support chain of every link and a workspace are packed into one buffer, and
 the result goes to the next slot of a *pool* of preallocated results whose views (or
 :class:`~sinews.spatial.Transform` / :class:`~sinews.kinematics.Placements` objects) are made
@@ -142,11 +144,15 @@ class KinState:
         buf[o_mf:o_pl] = mf
         buf[o_pl:o_ws] = pl
         buf[o_ws:o_tmp] = ws
+        ib[FK.H_NDARRAY], ib[FK.H_F64], ib[FK.H_INT64] = id(np.ndarray), id(np.dtype(np.float64)), id(np.int64)
         self.buf, self.ib, self.pl = buf, ib, pl
-        self.body_rows, self.frame_rows = c.body_rows, c.frame_rows
+        # the name tables' values are numpy.int64 scalars, which the native entry points read
+        i64 = np.int64
+        self.body_rows = {b: i64(row) for b, row in c.body_rows.items()}
+        self.frame_rows = {f: i64(row) for f, row in c.frame_rows.items()}
         # reference name -> {body or frame name or id: 4 * row + reference code}
-        self.body_keys = {name: {b: 4 * row + ref for b, row in c.body_rows.items()} for name, ref in REF.items()}
-        self.frame_keys = {name: {f: 4 * row + ref for f, row in c.frame_rows.items()} for name, ref in REF.items()}
+        self.body_keys = {name: {b: i64(4 * row + ref) for b, row in c.body_rows.items()} for name, ref in REF.items()}
+        self.frame_keys = {name: {f: i64(4 * row + ref) for f, row in c.frame_rows.items()} for name, ref in REF.items()}
         self.model, self.nbodies = model, c.nbodies
         for kind in ("T", "P", "J6", "J3", "V3"):
             self.refill(kind)  # (no placement tables yet: the first call makes them)
@@ -204,10 +210,17 @@ def checked_data(model, data):
     return d
 
 
-def retry(model, kind: str, kernel, *inputs, make=None):
-    """``kernel(*inputs, pool, buf)`` once more with a new pool of ``kind`` (after it reported
-    :data:`POOL_FULL`): the result, or ``None`` (take the checked path)."""
+#: the header's slot counter of each kind of pool
+_SLOT = {"T": FK.H_SLOT_T, "P": FK.H_SLOT_FK, "J6": FK.H_SLOT_J6, "J3": FK.H_SLOT_J3, "V3": FK.H_SLOT_V3}
+
+
+def retry(model, kind: str, entry, *inputs, make=None):
+    """After ``entry(buf, *inputs, pool, results)`` answered ``buf``: when the pool of ``kind``
+    is used up, a new one and the call once more; the result, or ``None`` (the call was refused
+    for another reason: take the checked path)."""
     s = model._tls.kin
+    if s.ib[_SLOT[kind]] < len(getattr(s, kind)):
+        return None
     s.refill(kind, make)
-    i = kernel(*inputs, getattr(s, kind + "p"), s.buf)
-    return getattr(s, kind)[i] if i >= 0 else None
+    r = entry(s.buf, *inputs, getattr(s, kind + "p"), getattr(s, kind))
+    return None if r is s.buf else r

@@ -53,6 +53,9 @@ H_SLOT_FK = 17  # placement tables,
 H_SLOT_J6 = 18  # 6 x nv matrices,
 H_SLOT_J3 = 19  # 3 x nv matrices,
 H_SLOT_V3 = 20  # 3-vectors
+H_NDARRAY = 21  # addresses the native entry points check arguments with (sinews._native): numpy.ndarray,
+H_F64 = 22  # the float64 dtype,
+H_INT64 = 23  # numpy.int64
 H_SIZE = 24
 
 #: The pool is used up: make a new one (slot counter back to 0) and call again.

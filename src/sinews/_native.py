@@ -39,6 +39,7 @@ import os
 import sys
 import sysconfig
 import threading
+import warnings
 
 import numpy as np
 from llvmlite import ir
@@ -121,6 +122,7 @@ AR_STRIDES = 40  #: PyArrayObject.strides
 AR_DESCR = 56  #: PyArrayObject.descr
 AR_FLAGS = 64  #: PyArrayObject.flags (int)
 SC_VALUE = 16  #: the value of a NumPy int64 scalar (PyLongLongScalarObject.obval)
+LIST_ITEMS = 24  #: PyListObject.ob_item
 
 C_CONTIGUOUS = 0x1  #: NPY_ARRAY_C_CONTIGUOUS
 ALIGNED = 0x100  #: NPY_ARRAY_ALIGNED
@@ -153,12 +155,12 @@ def block(obj):
 
 
 @njit(cache=True, forceinline=True)
-def is_vector(obj, cx, n, flags):
-    """Whether the object at address ``obj`` is a float64 ``numpy.ndarray`` of shape (n,) with
-    the ``flags`` bits set."""
+def is_vector(obj, t_ndarray, t_f64, n, flags):
+    """Whether the object at address ``obj`` is a ``numpy.ndarray`` (type address ``t_ndarray``)
+    of the float64 dtype (address ``t_f64``), of shape (n,), with the ``flags`` bits set."""
     return (
-        load_i64(obj + OB_TYPE) == cx[CX_NDARRAY]
-        and load_i64(obj + AR_DESCR) == cx[CX_F64]
+        load_i64(obj + OB_TYPE) == t_ndarray
+        and load_i64(obj + AR_DESCR) == t_f64
         and load_i32(obj + AR_ND) == 1
         and load_i32(obj + AR_FLAGS) & flags == flags
         and load_i64(load_i64(obj + AR_DIMS)) == n
@@ -166,18 +168,36 @@ def is_vector(obj, cx, n, flags):
 
 
 @njit(cache=True, forceinline=True)
-def is_matrix(obj, cx, n0, n1, flags):
-    """Whether the object at address ``obj`` is a float64 ``numpy.ndarray`` of shape (n0, n1)
-    with the ``flags`` bits set."""
+def is_matrix(obj, t_ndarray, t_f64, n0, n1, flags):
+    """:func:`is_vector` for shape (n0, n1)."""
     if not (
-        load_i64(obj + OB_TYPE) == cx[CX_NDARRAY]
-        and load_i64(obj + AR_DESCR) == cx[CX_F64]
+        load_i64(obj + OB_TYPE) == t_ndarray
+        and load_i64(obj + AR_DESCR) == t_f64
         and load_i32(obj + AR_ND) == 2
         and load_i32(obj + AR_FLAGS) & flags == flags
     ):
         return False
     dims = load_i64(obj + AR_DIMS)
     return load_i64(dims) == n0 and load_i64(dims + 8) == n1
+
+
+@njit(cache=True, forceinline=True)
+def is_int64(obj, t_int64):
+    """Whether the object at address ``obj`` is a ``numpy.int64`` scalar (type address
+    ``t_int64``)."""
+    return load_i64(obj + OB_TYPE) == t_int64
+
+
+@njit(cache=True, forceinline=True)
+def int64_value(obj):
+    """The value of the (checked) ``numpy.int64`` scalar at address ``obj``."""
+    return load_i64(obj + SC_VALUE)
+
+
+@njit(cache=True, forceinline=True)
+def dim(obj, k):
+    """Dimension ``k`` of the array at address ``obj``."""
+    return load_i64(load_i64(obj + AR_DIMS) + 8 * k)
 
 
 @njit(cache=True, forceinline=True)
@@ -190,6 +210,18 @@ def vector(obj, n):
 def matrix(obj, n0, n1):
     """A view of the (checked) float64 array at address ``obj`` as an (n0, n1) matrix."""
     return carray(f64_ptr(load_i64(obj + AR_DATA)), (n0, n1))
+
+
+@njit(cache=True, forceinline=True)
+def array3(obj):
+    """A view of sinews' own C-contiguous float64 3-D array at address ``obj`` (a result pool)."""
+    return carray(f64_ptr(load_i64(obj + AR_DATA)), (dim(obj, 0), dim(obj, 1), dim(obj, 2)))
+
+
+@njit(cache=True, forceinline=True)
+def list_item(obj, i):
+    """The address of item ``i`` of the Python list at address ``obj`` (``PyListObject.ob_item``)."""
+    return load_i64(load_i64(obj + LIST_ITEMS) + 8 * i)
 
 
 @njit(cache=True, forceinline=True)
@@ -255,10 +287,12 @@ def probe(self, args, nargs):
 
 
 def probe_scalar(self, args, nargs):
-    """The type and value of the NumPy scalar ``args[1]`` into the int64 array ``args[0]``."""
-    out = carray(i64_ptr(load_i64(args[0] + AR_DATA)), (2,))
+    """The type and value of the NumPy scalar ``args[1]`` and the address of item 2 of the list
+    ``args[2]`` into the int64 array ``args[0]``."""
+    out = carray(i64_ptr(load_i64(args[0] + AR_DATA)), (3,))
     out[0] = load_i64(args[1] + OB_TYPE)
-    out[1] = load_i64(args[1] + SC_VALUE)
+    out[1] = int64_value(args[1])
+    out[2] = list_item(args[2], 2)
     return new_ref(args[0])
 
 
@@ -300,8 +334,9 @@ def _self_test() -> bool:
     if a.dtype is not np.dtype(np.float64):
         return False
     s = np.int64(-123456789)
-    out2 = np.zeros(2, dtype=np.int64)
-    if g(out2, s) is not out2 or (out2[0], out2[1]) != (id(np.int64), -123456789):
+    items = [object(), object(), object(), object()]
+    out2 = np.zeros(3, dtype=np.int64)
+    if g(out2, s, items) is not out2 or (out2[0], out2[1], out2[2]) != (id(np.int64), -123456789, id(items[2])):
         return False
     return True
 
@@ -355,9 +390,14 @@ class Entry:
         with _lock_entries:
             f = self.namespace.get(self.binding)
             if f is self:
+                f = None
                 if available():
-                    f = builtin("sinews_" + self.native.__name__, cfunc(SIGNATURE, cache=True)(self.native).address)
-                else:
+                    try:
+                        f = builtin("sinews_" + self.native.__name__, cfunc(SIGNATURE, cache=True)(self.native).address)
+                    except Exception as exc:  # never expected: the dispatcher path, said once
+                        warnings.warn(f"sinews: native entry point {self.native.__name__} not built ({exc!r:.200}); "
+                                      "using Numba's dispatcher", RuntimeWarning, stacklevel=2)
+                if f is None:
                     f = self.fallback()
                 self.namespace[self.binding] = f
         return f(*args)

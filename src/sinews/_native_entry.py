@@ -18,7 +18,9 @@ from ._entry import typed
 from ._minv_kernels import minverse_x
 from ._native import (
     CX_BUF,
+    CX_F64,
     CX_NBUF,
+    CX_NDARRAY,
     CX_NQ,
     CX_NV,
     IN,
@@ -42,8 +44,10 @@ def rnea_n(self, args, nargs):
         cx = block(r)
         nq = cx[CX_NQ]
         nv = cx[CX_NV]
-        if (is_vector(args[1], cx, nq, IN) and is_vector(args[2], cx, nv, IN) and is_vector(args[3], cx, nv, IN)
-                and is_vector(args[4], cx, nv, OUT)):
+        t = cx[CX_NDARRAY]
+        f = cx[CX_F64]
+        if (is_vector(args[1], t, f, nq, IN) and is_vector(args[2], t, f, nv, IN) and is_vector(args[3], t, f, nv, IN)
+                and is_vector(args[4], t, f, nv, OUT)):
             mi, mf, ws = model_arrays(cx)
             if rnea_x(vector(args[1], nq), vector(args[2], nv), vector(args[3], nv), vector(args[4], nv),
                       mi, mf, ws) == 0:
@@ -58,8 +62,10 @@ def aba_n(self, args, nargs):
         cx = block(r)
         nq = cx[CX_NQ]
         nv = cx[CX_NV]
-        if (is_vector(args[1], cx, nq, IN) and is_vector(args[2], cx, nv, IN) and is_vector(args[3], cx, nv, IN)
-                and is_vector(args[4], cx, nv, OUT)):
+        t = cx[CX_NDARRAY]
+        f = cx[CX_F64]
+        if (is_vector(args[1], t, f, nq, IN) and is_vector(args[2], t, f, nv, IN) and is_vector(args[3], t, f, nv, IN)
+                and is_vector(args[4], t, f, nv, OUT)):
             mi, mf, ws = model_arrays(cx)
             if aba_x(vector(args[1], nq), vector(args[2], nv), vector(args[3], nv), vector(args[4], nv),
                      mi, mf, ws) == 0:
@@ -74,7 +80,9 @@ def crba_n(self, args, nargs):
         cx = block(r)
         nq = cx[CX_NQ]
         nv = cx[CX_NV]
-        if is_vector(args[1], cx, nq, IN) and is_matrix(args[2], cx, nv, nv, OUT):
+        t = cx[CX_NDARRAY]
+        f = cx[CX_F64]
+        if is_vector(args[1], t, f, nq, IN) and is_matrix(args[2], t, f, nv, nv, OUT):
             mi, mf, ws = model_arrays(cx)
             if crba_x(vector(args[1], nq), matrix(args[2], nv, nv), mi, mf, ws) == 0:
                 r = args[2]
@@ -88,7 +96,9 @@ def minverse_n(self, args, nargs):
         cx = block(r)
         nq = cx[CX_NQ]
         nv = cx[CX_NV]
-        if is_vector(args[1], cx, nq, IN) and is_matrix(args[2], cx, nv, nv, OUT):
+        t = cx[CX_NDARRAY]
+        f = cx[CX_F64]
+        if is_vector(args[1], t, f, nq, IN) and is_matrix(args[2], t, f, nv, nv, OUT):
             mi, mf, ws = model_arrays(cx)
             buf = carray(f64_ptr(cx[CX_BUF]), (cx[CX_NBUF],))
             if minverse_x(vector(args[1], nq), matrix(args[2], nv, nv), mi, mf, ws, buf) == 0:

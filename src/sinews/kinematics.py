@@ -43,7 +43,9 @@ from ._kinematics_common import (
     _point,
     _reference,
 )
-from ._kinematics_fast import POOL_FULL, Lazy, checked_data, retry
+from . import _native_kinematics as NK
+from ._kinematics_fast import checked_data, retry
+from ._native import Entry
 from ._kinematics_point import (
     point_acceleration,
     point_acceleration_6d,
@@ -146,17 +148,18 @@ def _transform(out):
 
 
 # ------------------------------------------------------------------------------------------
-# The fast call path (sinews._kinematics_fast): one dispatch of an entry kernel of
-# sinews._kinematics_fast_kernels on this thread's state, the result taken from a pool; any
-# exception or other code falls back to the checked path, which converts the arguments or
-# raises the named error (and binds the state on a thread's first call).
+# The fast call path (sinews._kinematics_fast): one call of a native entry point
+# (sinews._native_kinematics) on this thread's state, which returns a result prepared in a pool;
+# when it answers the state's buffer instead, a new pool (retry) or the checked path, which
+# converts the arguments or raises the named error (and binds the state on a thread's first call).
 
-_FK = Lazy("placements_f", globals(), "_FK")
-_ROW = Lazy("row_placement_f", globals(), "_ROW")
-_FJ = Lazy("frame_jacobian_f", globals(), "_FJ")
-_FJK = Lazy("frame_jacobian_k", globals(), "_FJK")
-_DJ = Lazy("jacobian_time_variation_f", globals(), "_DJ")
-_DJK = Lazy("jacobian_time_variation_k", globals(), "_DJK")
+_FK = Entry(NK.placements_n, NK.placements_f, globals(), "_FK")
+_ROW = Entry(NK.row_placement_n, NK.row_placement_f, globals(), "_ROW")
+_FJ = Entry(NK.frame_jacobian_n, NK.frame_jacobian_f, globals(), "_FJ")
+_FJK = Entry(NK.frame_jacobian_key_n, NK.frame_jacobian_key_f, globals(), "_FJK")
+_DJ = Entry(NK.time_variation_n, NK.time_variation_f, globals(), "_DJ")
+_DJK = Entry(NK.time_variation_key_n, NK.time_variation_key_f, globals(), "_DJK")
+_LWA = np.int64(L.REF_LOCAL_WORLD_ALIGNED)  # (a numpy.int64: the native entry points read it)
 _new = object.__new__
 _set = object.__setattr__
 #: the types of body and frame references the fast path looks up (a bool, a float or a NumPy
@@ -171,13 +174,9 @@ def forward_kinematics(model: Model, q: ArrayLike, data: Data | None = None) -> 
         try:
             s = model._tls.kin
             if s.pl is model._compiled.pl:  # (a frame added since: the state is rebuilt)
-                i = _FK(q, s.Pp, s.buf)
-                if i >= 0:
-                    return s.P[i]
-                if i == POOL_FULL:
-                    r = retry(model, "P", _FK, q, make=_placements_pool)
-                    if r is not None:
-                        return r
+                r = _FK(s.buf, q, s.Pp, s.P)
+                if r is not s.buf or (r := retry(model, "P", _FK, q, make=_placements_pool)) is not None:
+                    return r
         except Exception:
             pass
     d = checked_data(model, data)
@@ -208,10 +207,8 @@ def body_placement(model: Model, q: ArrayLike, body: int | str, data: Data | Non
     if data is None and type(body) in _KEYS:
         try:
             s = model._tls.kin
-            i = _ROW(q, s.body_rows[body], s.Tp, s.buf)
-            if i >= 0:
-                return s.T[i]
-            if i == POOL_FULL and (X := retry(model, "T", _ROW, q, s.body_rows[body])) is not None:
+            X = _ROW(s.buf, q, s.body_rows[body], s.Tp, s.T)
+            if X is not s.buf or (X := retry(model, "T", _ROW, q, s.body_rows[body])) is not None:
                 return X
         except Exception:
             pass
@@ -225,10 +222,8 @@ def frame_placement(model: Model, q: ArrayLike, frame: int | str, data: Data | N
     if data is None and type(frame) in _KEYS:
         try:
             s = model._tls.kin
-            i = _ROW(q, s.frame_rows[frame], s.Tp, s.buf)
-            if i >= 0:
-                return s.T[i]
-            if i == POOL_FULL and (X := retry(model, "T", _ROW, q, s.frame_rows[frame])) is not None:
+            X = _ROW(s.buf, q, s.frame_rows[frame], s.Tp, s.T)
+            if X is not s.buf or (X := retry(model, "T", _ROW, q, s.frame_rows[frame])) is not None:
                 return X
         except Exception:
             pass
@@ -253,10 +248,8 @@ def point_jacobian_6d(model: Model, q: ArrayLike, body: int | str, point: ArrayL
     if data is None and type(body) in _KEYS:
         try:
             s = model._tls.kin
-            i = _FJ(q, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, s.J6p, s.buf)
-            if i >= 0:
-                return s.J6[i]
-            if i == POOL_FULL and (J := retry(model, "J6", _FJ, q, s.body_rows[body], _point(point), 2)) is not None:
+            J = _FJ(s.buf, q, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, _LWA, s.J6p, s.J6)
+            if J is not s.buf or (J := retry(model, "J6", _FJ, q, s.body_rows[body], _point(point), _LWA)) is not None:
                 return J
         except Exception:
             pass
@@ -270,10 +263,8 @@ def point_jacobian(model: Model, q: ArrayLike, body: int | str, point: ArrayLike
     if data is None and type(body) in _KEYS:
         try:
             s = model._tls.kin
-            i = _FJ(q, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, s.J3p, s.buf)
-            if i >= 0:
-                return s.J3[i]
-            if i == POOL_FULL and (J := retry(model, "J3", _FJ, q, s.body_rows[body], _point(point), 2)) is not None:
+            J = _FJ(s.buf, q, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, _LWA, s.J3p, s.J3)
+            if J is not s.buf or (J := retry(model, "J3", _FJ, q, s.body_rows[body], _point(point), _LWA)) is not None:
                 return J
         except Exception:
             pass
@@ -298,10 +289,8 @@ def body_jacobian(model: Model, q: ArrayLike, body: int | str, frame: str = "loc
     if data is None and type(body) in _KEYS:
         try:
             s = model._tls.kin
-            i = _FJK(q, s.body_keys[frame][body], s.J6p, s.buf)
-            if i >= 0:
-                return s.J6[i]
-            if i == POOL_FULL and (J := retry(model, "J6", _FJK, q, s.body_keys[frame][body])) is not None:
+            J = _FJK(s.buf, q, s.body_keys[frame][body], s.J6p, s.J6)
+            if J is not s.buf or (J := retry(model, "J6", _FJK, q, s.body_keys[frame][body])) is not None:
                 return J
         except Exception:
             pass
@@ -324,10 +313,8 @@ def frame_jacobian(model: Model, q: ArrayLike, frame: int | str, reference: str 
     if data is None and type(frame) in _KEYS:
         try:
             s = model._tls.kin
-            i = _FJK(q, s.frame_keys[reference][frame], s.J6p, s.buf)
-            if i >= 0:
-                return s.J6[i]
-            if i == POOL_FULL and (J := retry(model, "J6", _FJK, q, s.frame_keys[reference][frame])) is not None:
+            J = _FJK(s.buf, q, s.frame_keys[reference][frame], s.J6p, s.J6)
+            if J is not s.buf or (J := retry(model, "J6", _FJK, q, s.frame_keys[reference][frame])) is not None:
                 return J
         except Exception:
             pass
@@ -368,10 +355,8 @@ def frame_jacobian_time_variation(model: Model, q: ArrayLike, v: ArrayLike, fram
     if data is None and type(frame) in _KEYS:
         try:
             s = model._tls.kin
-            i = _DJK(q, v, s.frame_keys[reference][frame], s.J6p, s.buf)
-            if i >= 0:
-                return s.J6[i]
-            if i == POOL_FULL and (J := retry(model, "J6", _DJK, q, v, s.frame_keys[reference][frame])) is not None:
+            J = _DJK(s.buf, q, v, s.frame_keys[reference][frame], s.J6p, s.J6)
+            if J is not s.buf or (J := retry(model, "J6", _DJK, q, v, s.frame_keys[reference][frame])) is not None:
                 return J
         except Exception:
             pass
@@ -389,10 +374,8 @@ def point_jacobian_time_variation_6d(model: Model, q: ArrayLike, v: ArrayLike, b
     if data is None and type(body) in _KEYS:
         try:
             s = model._tls.kin
-            i = _DJ(q, v, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, s.J6p, s.buf)
-            if i >= 0:
-                return s.J6[i]
-            if i == POOL_FULL and (J := retry(model, "J6", _DJ, q, v, s.body_rows[body], _point(point), 2)) is not None:
+            J = _DJ(s.buf, q, v, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, _LWA, s.J6p, s.J6)
+            if J is not s.buf or (J := retry(model, "J6", _DJ, q, v, s.body_rows[body], _point(point), _LWA)) is not None:
                 return J
         except Exception:
             pass
@@ -406,10 +389,8 @@ def point_jacobian_time_variation(model: Model, q: ArrayLike, v: ArrayLike, body
     if data is None and type(body) in _KEYS:
         try:
             s = model._tls.kin
-            i = _DJ(q, v, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, 2, s.J3p, s.buf)
-            if i >= 0:
-                return s.J3[i]
-            if i == POOL_FULL and (J := retry(model, "J3", _DJ, q, v, s.body_rows[body], _point(point), 2)) is not None:
+            J = _DJ(s.buf, q, v, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, _LWA, s.J3p, s.J3)
+            if J is not s.buf or (J := retry(model, "J3", _DJ, q, v, s.body_rows[body], _point(point), _LWA)) is not None:
                 return J
         except Exception:
             pass
