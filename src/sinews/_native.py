@@ -127,8 +127,10 @@ LIST_ITEMS = 24  #: PyListObject.ob_item
 C_CONTIGUOUS = 0x1  #: NPY_ARRAY_C_CONTIGUOUS
 ALIGNED = 0x100  #: NPY_ARRAY_ALIGNED
 WRITEABLE = 0x400  #: NPY_ARRAY_WRITEABLE
-IN = C_CONTIGUOUS | ALIGNED  #: the flags an input array must have
-OUT = IN | WRITEABLE  #: the flags an output array must have
+# (numpy.int64 values: a kernel given a Python int would be compiled again for Literal[int])
+IN = np.int64(C_CONTIGUOUS | ALIGNED)  #: the flags an input array must have
+OUT = np.int64(C_CONTIGUOUS | ALIGNED | WRITEABLE)  #: the flags an output array must have
+I0, I1, I2, I3 = np.int64(0), np.int64(1), np.int64(2), np.int64(3)
 
 # The context block (int64): addresses for the checks, sizes, and the model's and thread's arrays
 CX_NDARRAY = 0  #: address of the numpy.ndarray type
@@ -215,7 +217,7 @@ def matrix(obj, n0, n1):
 @njit(cache=True, forceinline=True)
 def array3(obj):
     """A view of sinews' own C-contiguous float64 3-D array at address ``obj`` (a result pool)."""
-    return carray(f64_ptr(load_i64(obj + AR_DATA)), (dim(obj, 0), dim(obj, 1), dim(obj, 2)))
+    return carray(f64_ptr(load_i64(obj + AR_DATA)), (dim(obj, I0), dim(obj, I1), dim(obj, I2)))
 
 
 @njit(cache=True, forceinline=True)

@@ -20,6 +20,9 @@ from ._jit import njit
 from ._kinematics_fast_kernels import H_F64, H_INT64, H_NDARRAY, H_NQ, H_NV
 from ._native import (
     AR_DATA,
+    I0,
+    I1,
+    I3,
     IN,
     array3,
     dim,
@@ -46,7 +49,7 @@ def placements_n(self, args, nargs):
     """``forward_kinematics``: ``(buf, q, pool, results)``."""
     r = args[0]
     if nargs == 4:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, 0),))
+        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
         ib = buf.view(np.int64)
         nq = ib[H_NQ]
         if is_vector(args[1], ib[H_NDARRAY], ib[H_F64], nq, IN):
@@ -58,7 +61,7 @@ def row_placement_n(self, args, nargs):
     """``body_placement`` / ``frame_placement``: ``(buf, q, row, pool, results)``."""
     r = args[0]
     if nargs == 5:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, 0),))
+        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
         ib = buf.view(np.int64)
         nq = ib[H_NQ]
         if is_vector(args[1], ib[H_NDARRAY], ib[H_F64], nq, IN) and is_int64(args[2], ib[H_INT64]):
@@ -71,15 +74,15 @@ def frame_jacobian_n(self, args, nargs):
     """Point Jacobians: ``(buf, q, row, x, ref, pool, results)``."""
     r = args[0]
     if nargs == 7:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, 0),))
+        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
         ib = buf.view(np.int64)
         nq = ib[H_NQ]
         t = ib[H_NDARRAY]
         f = ib[H_F64]
         i = ib[H_INT64]
-        if (is_vector(args[1], t, f, nq, IN) and is_int64(args[2], i) and is_vector(args[3], t, f, 3, IN)
+        if (is_vector(args[1], t, f, nq, IN) and is_int64(args[2], i) and is_vector(args[3], t, f, I3, IN)
                 and is_int64(args[4], i)):
-            slot = FK.frame_jacobian_f(vector(args[1], nq), int64_value(args[2]), vector(args[3], 3),
+            slot = FK.frame_jacobian_f(vector(args[1], nq), int64_value(args[2]), vector(args[3], I3),
                                        int64_value(args[4]), array3(args[5]), buf)
             return _done(r, slot, args[6])
     return new_ref(r)
@@ -89,7 +92,7 @@ def frame_jacobian_key_n(self, args, nargs):
     """Body and frame Jacobians: ``(buf, q, key, pool, results)``."""
     r = args[0]
     if nargs == 5:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, 0),))
+        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
         ib = buf.view(np.int64)
         nq = ib[H_NQ]
         if is_vector(args[1], ib[H_NDARRAY], ib[H_F64], nq, IN) and is_int64(args[2], ib[H_INT64]):
@@ -102,7 +105,7 @@ def time_variation_n(self, args, nargs):
     """Point Jacobians' time derivatives: ``(buf, q, v, row, x, ref, pool, results)``."""
     r = args[0]
     if nargs == 8:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, 0),))
+        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
         ib = buf.view(np.int64)
         nq = ib[H_NQ]
         nv = ib[H_NV]
@@ -110,9 +113,9 @@ def time_variation_n(self, args, nargs):
         f = ib[H_F64]
         i = ib[H_INT64]
         if (is_vector(args[1], t, f, nq, IN) and is_vector(args[2], t, f, nv, IN) and is_int64(args[3], i)
-                and is_vector(args[4], t, f, 3, IN) and is_int64(args[5], i)):
+                and is_vector(args[4], t, f, I3, IN) and is_int64(args[5], i)):
             slot = FK.jacobian_time_variation_f(vector(args[1], nq), vector(args[2], nv), int64_value(args[3]),
-                                                vector(args[4], 3), int64_value(args[5]), array3(args[6]), buf)
+                                                vector(args[4], I3), int64_value(args[5]), array3(args[6]), buf)
             return _done(r, slot, args[7])
     return new_ref(r)
 
@@ -121,7 +124,7 @@ def time_variation_key_n(self, args, nargs):
     """Frame Jacobians' time derivatives: ``(buf, q, v, key, pool, results)``."""
     r = args[0]
     if nargs == 6:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, 0),))
+        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
         ib = buf.view(np.int64)
         nq = ib[H_NQ]
         nv = ib[H_NV]
@@ -138,11 +141,11 @@ def center_of_mass_n(self, args, nargs):
     """``center_of_mass``: ``(buf, q, pool, results)``."""
     r = args[0]
     if nargs == 4:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, 0),))
+        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
         ib = buf.view(np.int64)
         nq = ib[H_NQ]
         if is_vector(args[1], ib[H_NDARRAY], ib[H_F64], nq, IN):
-            pool = matrix(args[2], dim(args[2], 0), dim(args[2], 1))
+            pool = matrix(args[2], dim(args[2], I0), dim(args[2], I1))
             return _done(r, FK.center_of_mass_f(vector(args[1], nq), pool, buf), args[3])
     return new_ref(r)
 
@@ -151,14 +154,14 @@ def com_velocity_n(self, args, nargs):
     """``com_velocity``: ``(buf, q, v, pool, results)``."""
     r = args[0]
     if nargs == 5:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, 0),))
+        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
         ib = buf.view(np.int64)
         nq = ib[H_NQ]
         nv = ib[H_NV]
         t = ib[H_NDARRAY]
         f = ib[H_F64]
         if is_vector(args[1], t, f, nq, IN) and is_vector(args[2], t, f, nv, IN):
-            pool = matrix(args[3], dim(args[3], 0), dim(args[3], 1))
+            pool = matrix(args[3], dim(args[3], I0), dim(args[3], I1))
             return _done(r, FK.com_velocity_f(vector(args[1], nq), vector(args[2], nv), pool, buf), args[4])
     return new_ref(r)
 
@@ -167,7 +170,7 @@ def com_jacobian_n(self, args, nargs):
     """``com_jacobian``: ``(buf, q, pool, results)``."""
     r = args[0]
     if nargs == 4:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, 0),))
+        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
         ib = buf.view(np.int64)
         nq = ib[H_NQ]
         if is_vector(args[1], ib[H_NDARRAY], ib[H_F64], nq, IN):
