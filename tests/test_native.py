@@ -41,7 +41,8 @@ def test_native_layer_is_used_on_this_interpreter():
     or every fast path would quietly lose its speed."""
     if sys.implementation.name == "cpython" and sys.maxsize > 2**32:
         assert NATIVE
-    assert type(_native.context(1, 1, np.zeros((1, 1), np.int64), np.zeros(1), np.zeros(1), np.zeros(1))) is np.ndarray
+    cx = _native.context(1, 1, np.zeros((1, 1), np.int64), np.zeros(1), np.zeros(1), np.zeros(1))
+    assert isinstance(cx, np.ndarray) and cx.dtype == np.int64 and len(cx.arrays) == 4
 
 
 @pytest.mark.skipif(not NATIVE, reason="the native layer is not available on this interpreter")

@@ -78,10 +78,10 @@ class Lazy:
 
 def fast_args(model, data):
     """What the fast path needs from ``data`` (a workspace of ``model``): ``(cx, nv, (nv, nv))``
-    with ``cx`` the context block of the native entry points (:func:`sinews._native.context`),
-    or, where those are not available, the tuple ``(mi, mf, ws, buf)`` of the dispatcher path;
-    ``None`` for a model without moving joints (which takes the checked path).  ``buf``, the
-    scratch of ``minverse``, is kept on ``data``."""
+    with ``cx`` the context block of the entry points (:func:`sinews._native.context`, which
+    also holds the arrays for the dispatcher fallback); ``None`` for a model without moving
+    joints (which takes the checked path).  ``buf``, the scratch of ``minverse``, is kept on
+    ``data``."""
     from . import _minv_kernels as MK
     from . import _native
 
@@ -91,8 +91,4 @@ def fast_args(model, data):
     buf = data.__dict__.get("_minv_buf")
     if buf is None:
         buf = data._minv_buf = np.empty(MK.buffer_size(c.nlinks, c.nv))
-    if _native.available():
-        cx = _native.context(c.nq, c.nv, c.mi, c.mf, data.ws, buf)
-    else:
-        cx = (c.mi, c.mf, data.ws, buf)
-    return cx, c.nv, (c.nv, c.nv)
+    return _native.context(c.nq, c.nv, c.mi, c.mf, data.ws, buf), c.nv, (c.nv, c.nv)

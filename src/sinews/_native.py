@@ -48,7 +48,7 @@ from numba.core.extending import intrinsic
 
 from ._jit import cfunc, njit
 
-__all__ = ["available", "context", "Entry", "SIGNATURE"]
+__all__ = ["available", "context", "Context", "Entry", "SIGNATURE"]
 
 #: every entry point's C signature: ``intptr_t f(intptr_t self, intptr_t *args, intptr_t nargs)``
 #: (object pointers as integers: the same registers as CPython's fastcall functions)
@@ -363,11 +363,19 @@ def available() -> bool:
     return _state[0]
 
 
-def context(nq: int, nv: int, mi, mf, ws, buf):
+class Context(np.ndarray):
+    """A context block: an int64 array of addresses and sizes for the native entry points, which
+    also keeps the arrays it points into (``arrays``: ``(mi, mf, ws, buf)``, which the dispatcher
+    fallback passes as they are)."""
+
+    arrays: tuple
+
+
+def context(nq: int, nv: int, mi, mf, ws, buf) -> Context:
     """The context block of one model and workspace (``mi``, ``mf``, ``ws``, the scratch vector
-    ``buf``): an int64 array of addresses and sizes for the native entry points.  The arrays
-    must outlive it (the caller keeps them)."""
-    cx = np.zeros(CX_SIZE, dtype=np.int64)
+    ``buf``), holding them."""
+    cx = np.zeros(CX_SIZE, dtype=np.int64).view(Context)
+    cx.arrays = (mi, mf, ws, buf)
     cx[CX_NDARRAY], cx[CX_F64], cx[CX_INT64] = id(np.ndarray), id(np.dtype(np.float64)), id(np.int64)
     cx[CX_NQ], cx[CX_NV] = nq, nv
     cx[CX_NL], cx[CX_MIC] = mi.shape
