@@ -17,6 +17,7 @@ from . import _minv_kernels as MK
 from ._aba_kernels import aba
 from ._crba_kernels import crba_core, not_finite_bits
 from ._entry import typed
+from ._jit import njit
 from ._joint_pass import check_q, joint_pass
 from ._minv_kernels import minverse
 from ._native import (
@@ -42,78 +43,83 @@ from ._native import (
 from ._rnea_kernels import rnea
 
 
+@njit(cache=True, forceinline=True)
+def _state_ok(args, cx):
+    """Whether ``args[1:5]`` are ``(q, v, x, out)``: float64 vectors of lengths nq, nv, nv, nv
+    (``out`` writeable)."""
+    t = cx[CX_NDARRAY]
+    f = cx[CX_F64]
+    nv = cx[CX_NV]
+    return (is_vector(args[1], t, f, cx[CX_NQ], IN) and is_vector(args[2], t, f, nv, IN)
+            and is_vector(args[3], t, f, nv, IN) and is_vector(args[4], t, f, nv, OUT))
+
+
+@njit(cache=True, forceinline=True)
+def _state_views(args, cx):
+    """``(q, v, x, no forces, out, mi, mf, ws)``: the arguments of the ``rnea`` and ``aba``
+    kernels (without ``flags``) for checked ``args``, as their entry kernels pass them."""
+    nv = cx[CX_NV]
+    mi, mf, ws = model_arrays(cx)
+    return (vector(args[1], cx[CX_NQ]), vector(args[2], nv), vector(args[3], nv), ws[:6].reshape((1, 6)),
+            vector(args[4], nv), mi, mf, ws)
+
+
+@njit(cache=True, forceinline=True)
+def _q_matrix_ok(args, cx):
+    """Whether ``args[1:3]`` are ``(q, out)``: a float64 vector of length nq and a writeable
+    float64 (nv, nv) matrix."""
+    t = cx[CX_NDARRAY]
+    f = cx[CX_F64]
+    nv = cx[CX_NV]
+    return is_vector(args[1], t, f, cx[CX_NQ], IN) and is_matrix(args[2], t, f, nv, nv, OUT)
+
+
 def rnea_n(self, args, nargs):
     """``rnea(cx, q, v, a, tau)``."""
     r = args[0]
-    if nargs == 5:
-        cx = block(r)
-        nq = cx[CX_NQ]
-        nv = cx[CX_NV]
-        t = cx[CX_NDARRAY]
-        f = cx[CX_F64]
-        if (is_vector(args[1], t, f, nq, IN) and is_vector(args[2], t, f, nv, IN) and is_vector(args[3], t, f, nv, IN)
-                and is_vector(args[4], t, f, nv, OUT)):
-            mi, mf, ws = model_arrays(cx)
-            if rnea(vector(args[1], nq), vector(args[2], nv), vector(args[3], nv), ws[:6].reshape((1, 6)),
-                    vector(args[4], nv), mi, mf, ws, I0) == 0:
-                r = args[4]
+    cx = block(r)
+    if nargs == 5 and _state_ok(args, cx) and rnea(*_state_views(args, cx), I0) == 0:
+        r = args[4]
     return new_ref(r)
 
 
 def aba_n(self, args, nargs):
     """``aba(cx, q, v, tau, qdd)``."""
     r = args[0]
-    if nargs == 5:
-        cx = block(r)
-        nq = cx[CX_NQ]
-        nv = cx[CX_NV]
-        t = cx[CX_NDARRAY]
-        f = cx[CX_F64]
-        if (is_vector(args[1], t, f, nq, IN) and is_vector(args[2], t, f, nv, IN) and is_vector(args[3], t, f, nv, IN)
-                and is_vector(args[4], t, f, nv, OUT)):
-            mi, mf, ws = model_arrays(cx)
-            if aba(vector(args[1], nq), vector(args[2], nv), vector(args[3], nv), ws[:6].reshape((1, 6)),
-                   vector(args[4], nv), mi, mf, ws, I0) == 0:
-                r = args[4]
+    cx = block(r)
+    if nargs == 5 and _state_ok(args, cx) and aba(*_state_views(args, cx), I0) == 0:
+        r = args[4]
     return new_ref(r)
 
 
 def crba_n(self, args, nargs):
-    """``crba(cx, q, M)``."""
+    """``crba(cx, q, M)``: what ``crba_x`` does (``M`` zeroed, the passes, ``M``'s exponent bits)."""
     r = args[0]
-    if nargs == 3:
-        cx = block(r)
-        nq = cx[CX_NQ]
+    cx = block(r)
+    if nargs == 3 and _q_matrix_ok(args, cx):
         nv = cx[CX_NV]
-        t = cx[CX_NDARRAY]
-        f = cx[CX_F64]
-        if is_vector(args[1], t, f, nq, IN) and is_matrix(args[2], t, f, nv, nv, OUT):
-            mi, mf, ws = model_arrays(cx)
-            q = vector(args[1], nq)
-            M = matrix(args[2], nv, nv)
-            if check_q(q, mi) == 0:  # then as crba_x: M zeroed, the passes, M's exponent bits
-                M[:, :] = 0.0
-                joint_pass(q, q, mi, mf, ws, I2)
-                crba_core(M, mi, mf, ws)
-                if not not_finite_bits(M.reshape(nv * nv)):
-                    r = args[2]
+        mi, mf, ws = model_arrays(cx)
+        q = vector(args[1], cx[CX_NQ])
+        M = matrix(args[2], nv, nv)
+        if check_q(q, mi) == 0:
+            M[:, :] = 0.0
+            joint_pass(q, q, mi, mf, ws, I2)
+            crba_core(M, mi, mf, ws)
+            if not not_finite_bits(M.reshape(nv * nv)):
+                r = args[2]
     return new_ref(r)
 
 
 def minverse_n(self, args, nargs):
     """``minverse(cx, q, Minv)``."""
     r = args[0]
-    if nargs == 3:
-        cx = block(r)
-        nq = cx[CX_NQ]
+    cx = block(r)
+    if nargs == 3 and _q_matrix_ok(args, cx):
         nv = cx[CX_NV]
-        t = cx[CX_NDARRAY]
-        f = cx[CX_F64]
-        if is_vector(args[1], t, f, nq, IN) and is_matrix(args[2], t, f, nv, nv, OUT):
-            mi, mf, ws = model_arrays(cx)
-            buf = carray(f64_ptr(cx[CX_BUF]), (cx[CX_NBUF],))
-            if minverse(vector(args[1], nq), matrix(args[2], nv, nv), mi, mf, ws, buf) == 0:
-                r = args[2]
+        mi, mf, ws = model_arrays(cx)
+        buf = carray(f64_ptr(cx[CX_BUF]), (cx[CX_NBUF],))
+        if minverse(vector(args[1], cx[CX_NQ]), matrix(args[2], nv, nv), mi, mf, ws, buf) == 0:
+            r = args[2]
     return new_ref(r)
 
 

@@ -45,136 +45,128 @@ def _done(buf_obj, slot, results):
     return new_ref(list_item(results, slot) if slot >= 0 else buf_obj)
 
 
+@njit(cache=True, forceinline=True)
+def _buffer(obj):
+    """The state's buffer (float64) at address ``obj`` and its int64 view (the header)."""
+    buf = carray(f64_ptr(load_i64(obj + AR_DATA)), (dim(obj, I0),))
+    return buf, buf.view(np.int64)
+
+
+@njit(cache=True, forceinline=True)
+def _is_q(obj, ib):
+    return is_vector(obj, ib[H_NDARRAY], ib[H_F64], ib[H_NQ], IN)
+
+
+@njit(cache=True, forceinline=True)
+def _is_v(obj, ib):
+    return is_vector(obj, ib[H_NDARRAY], ib[H_F64], ib[H_NV], IN)
+
+
+@njit(cache=True, forceinline=True)
+def _is_point(obj, ib):
+    return is_vector(obj, ib[H_NDARRAY], ib[H_F64], I3, IN)
+
+
+@njit(cache=True, forceinline=True)
+def _is_key(obj, ib):
+    return is_int64(obj, ib[H_INT64])
+
+
+@njit(cache=True, forceinline=True)
+def _pool2(obj):
+    """A view of the state's own (K, 3) pool at address ``obj``."""
+    return matrix(obj, dim(obj, I0), dim(obj, I1))
+
+
 def placements_n(self, args, nargs):
     """``forward_kinematics``: ``(buf, q, pool, results)``."""
     r = args[0]
-    if nargs == 4:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
-        ib = buf.view(np.int64)
-        nq = ib[H_NQ]
-        if is_vector(args[1], ib[H_NDARRAY], ib[H_F64], nq, IN):
-            return _done(r, FK.placements_f(vector(args[1], nq), array3(args[2]), buf), args[3])
+    buf, ib = _buffer(r)
+    if nargs == 4 and _is_q(args[1], ib):
+        return _done(r, FK.placements_f(vector(args[1], ib[H_NQ]), array3(args[2]), buf), args[3])
     return new_ref(r)
 
 
 def row_placement_n(self, args, nargs):
     """``body_placement`` / ``frame_placement``: ``(buf, q, row, pool, results)``."""
     r = args[0]
-    if nargs == 5:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
-        ib = buf.view(np.int64)
-        nq = ib[H_NQ]
-        if is_vector(args[1], ib[H_NDARRAY], ib[H_F64], nq, IN) and is_int64(args[2], ib[H_INT64]):
-            slot = FK.row_placement_f(vector(args[1], nq), int64_value(args[2]), array3(args[3]), buf)
-            return _done(r, slot, args[4])
+    buf, ib = _buffer(r)
+    if nargs == 5 and _is_q(args[1], ib) and _is_key(args[2], ib):
+        slot = FK.row_placement_f(vector(args[1], ib[H_NQ]), int64_value(args[2]), array3(args[3]), buf)
+        return _done(r, slot, args[4])
     return new_ref(r)
 
 
 def frame_jacobian_n(self, args, nargs):
     """Point Jacobians: ``(buf, q, row, x, ref, pool, results)``."""
     r = args[0]
-    if nargs == 7:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
-        ib = buf.view(np.int64)
-        nq = ib[H_NQ]
-        t = ib[H_NDARRAY]
-        f = ib[H_F64]
-        i = ib[H_INT64]
-        if (is_vector(args[1], t, f, nq, IN) and is_int64(args[2], i) and is_vector(args[3], t, f, I3, IN)
-                and is_int64(args[4], i)):
-            slot = FK.frame_jacobian_f(vector(args[1], nq), int64_value(args[2]), vector(args[3], I3),
-                                       int64_value(args[4]), array3(args[5]), buf)
-            return _done(r, slot, args[6])
+    buf, ib = _buffer(r)
+    if nargs == 7 and _is_q(args[1], ib) and _is_key(args[2], ib) and _is_point(args[3], ib) and _is_key(args[4], ib):
+        slot = FK.frame_jacobian_f(vector(args[1], ib[H_NQ]), int64_value(args[2]), vector(args[3], I3),
+                                   int64_value(args[4]), array3(args[5]), buf)
+        return _done(r, slot, args[6])
     return new_ref(r)
 
 
 def frame_jacobian_key_n(self, args, nargs):
     """Body and frame Jacobians: ``(buf, q, key, pool, results)``."""
     r = args[0]
-    if nargs == 5:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
-        ib = buf.view(np.int64)
-        nq = ib[H_NQ]
-        if is_vector(args[1], ib[H_NDARRAY], ib[H_F64], nq, IN) and is_int64(args[2], ib[H_INT64]):
-            slot = FK.frame_jacobian_k(vector(args[1], nq), int64_value(args[2]), array3(args[3]), buf)
-            return _done(r, slot, args[4])
+    buf, ib = _buffer(r)
+    if nargs == 5 and _is_q(args[1], ib) and _is_key(args[2], ib):
+        slot = FK.frame_jacobian_k(vector(args[1], ib[H_NQ]), int64_value(args[2]), array3(args[3]), buf)
+        return _done(r, slot, args[4])
     return new_ref(r)
 
 
 def time_variation_n(self, args, nargs):
     """Point Jacobians' time derivatives: ``(buf, q, v, row, x, ref, pool, results)``."""
     r = args[0]
-    if nargs == 8:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
-        ib = buf.view(np.int64)
-        nq = ib[H_NQ]
-        nv = ib[H_NV]
-        t = ib[H_NDARRAY]
-        f = ib[H_F64]
-        i = ib[H_INT64]
-        if (is_vector(args[1], t, f, nq, IN) and is_vector(args[2], t, f, nv, IN) and is_int64(args[3], i)
-                and is_vector(args[4], t, f, I3, IN) and is_int64(args[5], i)):
-            slot = FK.jacobian_time_variation_f(vector(args[1], nq), vector(args[2], nv), int64_value(args[3]),
-                                                vector(args[4], I3), int64_value(args[5]), array3(args[6]), buf)
-            return _done(r, slot, args[7])
+    buf, ib = _buffer(r)
+    if (nargs == 8 and _is_q(args[1], ib) and _is_v(args[2], ib) and _is_key(args[3], ib)
+            and _is_point(args[4], ib) and _is_key(args[5], ib)):
+        slot = FK.jacobian_time_variation_f(vector(args[1], ib[H_NQ]), vector(args[2], ib[H_NV]),
+                                            int64_value(args[3]), vector(args[4], I3), int64_value(args[5]),
+                                            array3(args[6]), buf)
+        return _done(r, slot, args[7])
     return new_ref(r)
 
 
 def time_variation_key_n(self, args, nargs):
     """Frame Jacobians' time derivatives: ``(buf, q, v, key, pool, results)``."""
     r = args[0]
-    if nargs == 6:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
-        ib = buf.view(np.int64)
-        nq = ib[H_NQ]
-        nv = ib[H_NV]
-        t = ib[H_NDARRAY]
-        f = ib[H_F64]
-        if is_vector(args[1], t, f, nq, IN) and is_vector(args[2], t, f, nv, IN) and is_int64(args[3], ib[H_INT64]):
-            slot = FK.jacobian_time_variation_k(vector(args[1], nq), vector(args[2], nv), int64_value(args[3]),
-                                                array3(args[4]), buf)
-            return _done(r, slot, args[5])
+    buf, ib = _buffer(r)
+    if nargs == 6 and _is_q(args[1], ib) and _is_v(args[2], ib) and _is_key(args[3], ib):
+        slot = FK.jacobian_time_variation_k(vector(args[1], ib[H_NQ]), vector(args[2], ib[H_NV]),
+                                            int64_value(args[3]), array3(args[4]), buf)
+        return _done(r, slot, args[5])
     return new_ref(r)
 
 
 def center_of_mass_n(self, args, nargs):
     """``center_of_mass``: ``(buf, q, pool, results)``."""
     r = args[0]
-    if nargs == 4:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
-        ib = buf.view(np.int64)
-        nq = ib[H_NQ]
-        if is_vector(args[1], ib[H_NDARRAY], ib[H_F64], nq, IN):
-            pool = matrix(args[2], dim(args[2], I0), dim(args[2], I1))
-            return _done(r, FK.center_of_mass_f(vector(args[1], nq), pool, buf), args[3])
+    buf, ib = _buffer(r)
+    if nargs == 4 and _is_q(args[1], ib):
+        return _done(r, FK.center_of_mass_f(vector(args[1], ib[H_NQ]), _pool2(args[2]), buf), args[3])
     return new_ref(r)
 
 
 def com_velocity_n(self, args, nargs):
     """``com_velocity``: ``(buf, q, v, pool, results)``."""
     r = args[0]
-    if nargs == 5:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
-        ib = buf.view(np.int64)
-        nq = ib[H_NQ]
-        nv = ib[H_NV]
-        t = ib[H_NDARRAY]
-        f = ib[H_F64]
-        if is_vector(args[1], t, f, nq, IN) and is_vector(args[2], t, f, nv, IN):
-            pool = matrix(args[3], dim(args[3], I0), dim(args[3], I1))
-            return _done(r, FK.com_velocity_f(vector(args[1], nq), vector(args[2], nv), pool, buf), args[4])
+    buf, ib = _buffer(r)
+    if nargs == 5 and _is_q(args[1], ib) and _is_v(args[2], ib):
+        slot = FK.com_velocity_f(vector(args[1], ib[H_NQ]), vector(args[2], ib[H_NV]), _pool2(args[3]), buf)
+        return _done(r, slot, args[4])
     return new_ref(r)
 
 
 def com_jacobian_n(self, args, nargs):
     """``com_jacobian``: ``(buf, q, pool, results)``."""
     r = args[0]
-    if nargs == 4:
-        buf = carray(f64_ptr(load_i64(r + AR_DATA)), (dim(r, I0),))
-        ib = buf.view(np.int64)
-        nq = ib[H_NQ]
-        if is_vector(args[1], ib[H_NDARRAY], ib[H_F64], nq, IN):
-            return _done(r, FK.com_jacobian_f(vector(args[1], nq), array3(args[2]), buf), args[3])
+    buf, ib = _buffer(r)
+    if nargs == 4 and _is_q(args[1], ib):
+        return _done(r, FK.com_jacobian_f(vector(args[1], ib[H_NQ]), array3(args[2]), buf), args[3])
     return new_ref(r)
 
 
