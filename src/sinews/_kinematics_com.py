@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 
 __all__ = ["center_of_mass", "com_velocity", "com_jacobian"]
 
-_COM = Entry(NK.center_of_mass_n, NK.center_of_mass_f, globals(), "_COM")
-_COMV = Entry(NK.com_velocity_n, NK.com_velocity_f, globals(), "_COMV")
-_COMJ = Entry(NK.com_jacobian_n, NK.com_jacobian_f, globals(), "_COMJ")
+_COM = Entry(NK.center_of_mass_n, NK.center_of_mass_f, globals(), "_COM", NK.COM)
+_COMV = Entry(NK.center_of_mass_n, NK.com_velocity_f, globals(), "_COMV", NK.COM_VELOCITY)
+_COMJ = Entry(NK.center_of_mass_n, NK.com_jacobian_f, globals(), "_COMJ", NK.COM_JACOBIAN)
 _NO_J = np.zeros((3, 0))
 
 

@@ -18,6 +18,11 @@ lengths, computes into ``pool[slot]``, advances the slot counter and returns the
 (:data:`BAD_SHAPE`, a non-finite input, a zero quaternion, an overflow) sends the call to the
 checked path, which raises the named error.  The numerical work is that of
 :mod:`sinews._kinematics_kernels` and :mod:`sinews._jacobian_dt_kernels`.
+
+The entry kernels are inlined into their callers at Numba's IR level (``inline="always"``): into
+the native entry points of :mod:`sinews._native_kinematics`, which then link the numerical
+kernels directly instead of through one more compiled (and re-optimised) level; called from
+Python (the dispatcher fallback), each compiles as usual.
 """
 
 import math
@@ -107,7 +112,7 @@ def _chain(ib, pl, row):
     return ib[s : s + n], n
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def placements_f(q, pool, buf):
     """World placements of every body and frame (:func:`placements_table`) into the next slot
     of ``pool`` (K x rows x 12)."""
@@ -128,7 +133,7 @@ def placements_f(q, pool, buf):
     return slot
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def row_placement_f(q, row, pool, buf):
     """World pose ``[R; p]`` of placement row ``row`` (:func:`row_placement_chain`) into the
     next slot of ``pool`` (K x 4 x 3)."""
@@ -161,7 +166,7 @@ def _matrix_slot(ib, pool):
     return -1
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def frame_jacobian_f(q, row, x, ref, pool, buf):
     """Jacobian of placement row ``row`` at the point ``x`` (:func:`frame_jacobian_chain`) into
     the next slot of ``pool`` (K x 6 x nv or K x 3 x nv)."""
@@ -183,7 +188,7 @@ def frame_jacobian_f(q, row, x, ref, pool, buf):
     return slot
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def frame_jacobian_k(q, key, pool, buf):
     """:func:`frame_jacobian_f` at the frame origin, ``key = 4 * row + ref``."""
     t = buf.view(np.int64)[H_TMP]
@@ -191,14 +196,14 @@ def frame_jacobian_k(q, key, pool, buf):
     return frame_jacobian_f(q, key >> 2, x, key & 3, pool, buf)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def jacobian_time_variation_k(q, v, key, pool, buf):
     """:func:`jacobian_time_variation_f` at the frame origin, ``key = 4 * row + ref``."""
     t = buf.view(np.int64)[H_TMP]
     return jacobian_time_variation_f(q, v, key >> 2, buf[t : t + 3], key & 3, pool, buf)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def jacobian_time_variation_f(q, v, row, x, ref, pool, buf):
     """dJ/dt of placement row ``row`` at the point ``x`` (:func:`jacobian_time_variation_chain`)
     into the next slot of ``pool`` (K x 6 x nv or K x 3 x nv)."""
@@ -221,19 +226,19 @@ def jacobian_time_variation_f(q, v, row, x, ref, pool, buf):
     return slot
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def center_of_mass_f(q, pool, buf):
     """Position of the centre of mass into the next slot of ``pool`` (K x 3)."""
     return _com_f(q, q, np.int64(0), pool, buf)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def com_velocity_f(q, v, pool, buf):
     """Velocity of the centre of mass into the next slot of ``pool`` (K x 3)."""
     return _com_f(q, v, np.int64(1), pool, buf)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _com_f(q, v, flags, pool, buf):
     """Centre of mass (:func:`center_of_mass`): its position (``flags == 0``) or its velocity
     for ``v`` (``flags == 1``) into the next slot of ``pool`` (K x 3)."""
@@ -259,7 +264,7 @@ def _com_f(q, v, flags, pool, buf):
     return slot
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def com_jacobian_f(q, pool, buf):
     """Jacobian of the centre of mass (:func:`center_of_mass` with ``flags = 2``) into the next
     slot of ``pool`` (K x 3 x nv)."""

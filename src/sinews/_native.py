@@ -256,14 +256,16 @@ _METH_FASTCALL = 0x80
 _DEFS: list = []  # the method records live as long as the process (their functions may too)
 
 
-def builtin(name: str, address: int):
-    """A Python built-in function calling the fastcall C function at ``address``."""
+def builtin(name: str, address: int, self_object=None):
+    """A Python built-in function calling the fastcall C function at ``address``, which receives
+    ``self_object`` as its ``self`` (several built-in functions can share one C function and
+    tell themselves apart by it)."""
     new = ctypes.pythonapi.PyCFunction_NewEx
     new.restype = ctypes.py_object
     new.argtypes = [ctypes.POINTER(_MethodDef), ctypes.py_object, ctypes.py_object]
     md = _MethodDef(name.encode(), address, _METH_FASTCALL, None)
-    _DEFS.append(md)
-    return new(ctypes.byref(md), None, None)
+    _DEFS.append((md, self_object))
+    return new(ctypes.byref(md), self_object, None)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -389,12 +391,14 @@ def context(nq: int, nv: int, mi, mf, ws, buf) -> Context:
 class Entry:
     """Stand-in for an entry point in a module's globals until its first call: the call makes
     the built-in function of ``native`` (a fastcall C function body, compiled with
-    :data:`SIGNATURE`) when :func:`available`, and otherwise ``fallback()`` (a Python function
-    with the same calling convention over the dispatcher path); it rebinds the global
-    ``binding`` of ``namespace`` to it and runs it."""
+    :data:`SIGNATURE` once per process, however many entry points share it; ``op``, when given,
+    is passed to it as a ``numpy.int64`` in its ``self``) when :func:`available`, and otherwise
+    ``fallback()`` (a Python function with the same calling convention over the dispatcher
+    path); it rebinds the global ``binding`` of ``namespace`` to it and runs it."""
 
-    def __init__(self, native, fallback, namespace: dict, binding: str):
+    def __init__(self, native, fallback, namespace: dict, binding: str, op: int | None = None):
         self.native, self.fallback, self.namespace, self.binding = native, fallback, namespace, binding
+        self.op = None if op is None else np.int64(op)
 
     def __call__(self, *args):
         with _lock_entries:
@@ -403,7 +407,10 @@ class Entry:
                 f = None
                 if available():
                     try:
-                        f = builtin("sinews_" + self.native.__name__, cfunc(SIGNATURE, cache=True)(self.native).address)
+                        c = _COMPILED.get(self.native)
+                        if c is None:
+                            c = _COMPILED[self.native] = cfunc(SIGNATURE, cache=True)(self.native)
+                        f = builtin("sinews_" + self.binding.strip("_").lower(), c.address, self.op)
                     except Exception as exc:  # never expected: the dispatcher path, said once
                         warnings.warn(f"sinews: native entry point {self.native.__name__} not built ({exc!r:.200}); "
                                       "using Numba's dispatcher", RuntimeWarning, stacklevel=2)
@@ -413,4 +420,19 @@ class Entry:
         return f(*args)
 
 
+def is_cached(native) -> bool:
+    """Whether the on-disk cache holds the compiled C function of ``native`` for this CPU
+    (Numba's cache index, internal API: on any surprise, answer True)."""
+    try:
+        from numba.core.registry import cpu_target
+
+        from ._jit import _PackageFunctionCache
+
+        magic = cpu_target.target_context.codegen().magic_tuple()
+        return any(key[1] == magic for key in _PackageFunctionCache(native)._cache_file._load_index())
+    except Exception:
+        return True
+
+
 _lock_entries = threading.RLock()
+_COMPILED: dict = {}  # native function body -> its compiled C function (kept: the code lives in it)

@@ -98,20 +98,14 @@ def row_placement_n(self, args, nargs):
 
 
 def frame_jacobian_n(self, args, nargs):
-    """Point Jacobians: ``(buf, q, row, x, ref, pool, results)``."""
+    """Point Jacobians, ``(buf, q, row, x, ref, pool, results)``, and body and frame Jacobians,
+    ``(buf, q, key, pool, results)`` (one C function: told apart by ``nargs``)."""
     r = args[0]
     buf, ib = _buffer(r)
     if nargs == 7 and _is_q(args[1], ib) and _is_key(args[2], ib) and _is_point(args[3], ib) and _is_key(args[4], ib):
         slot = FK.frame_jacobian_f(vector(args[1], ib[H_NQ]), int64_value(args[2]), vector(args[3], I3),
                                    int64_value(args[4]), array3(args[5]), buf)
         return _done(r, slot, args[6])
-    return new_ref(r)
-
-
-def frame_jacobian_key_n(self, args, nargs):
-    """Body and frame Jacobians: ``(buf, q, key, pool, results)``."""
-    r = args[0]
-    buf, ib = _buffer(r)
     if nargs == 5 and _is_q(args[1], ib) and _is_key(args[2], ib):
         slot = FK.frame_jacobian_k(vector(args[1], ib[H_NQ]), int64_value(args[2]), array3(args[3]), buf)
         return _done(r, slot, args[4])
@@ -119,54 +113,43 @@ def frame_jacobian_key_n(self, args, nargs):
 
 
 def time_variation_n(self, args, nargs):
-    """Point Jacobians' time derivatives: ``(buf, q, v, row, x, ref, pool, results)``."""
+    """Point Jacobians' time derivatives, ``(buf, q, v, row, x, ref, pool, results)``, and frame
+    Jacobians' time derivatives, ``(buf, q, v, key, pool, results)`` (told apart by ``nargs``)."""
     r = args[0]
     buf, ib = _buffer(r)
-    if (nargs == 8 and _is_q(args[1], ib) and _is_v(args[2], ib) and _is_key(args[3], ib)
-            and _is_point(args[4], ib) and _is_key(args[5], ib)):
-        slot = FK.jacobian_time_variation_f(vector(args[1], ib[H_NQ]), vector(args[2], ib[H_NV]),
-                                            int64_value(args[3]), vector(args[4], I3), int64_value(args[5]),
+    if nargs < 6 or not (_is_q(args[1], ib) and _is_v(args[2], ib) and _is_key(args[3], ib)):
+        return new_ref(r)
+    q = vector(args[1], ib[H_NQ])
+    v = vector(args[2], ib[H_NV])
+    if nargs == 8 and _is_point(args[4], ib) and _is_key(args[5], ib):
+        slot = FK.jacobian_time_variation_f(q, v, int64_value(args[3]), vector(args[4], I3), int64_value(args[5]),
                                             array3(args[6]), buf)
         return _done(r, slot, args[7])
+    if nargs == 6:
+        return _done(r, FK.jacobian_time_variation_k(q, v, int64_value(args[3]), array3(args[4]), buf), args[5])
     return new_ref(r)
 
 
-def time_variation_key_n(self, args, nargs):
-    """Frame Jacobians' time derivatives: ``(buf, q, v, key, pool, results)``."""
-    r = args[0]
-    buf, ib = _buffer(r)
-    if nargs == 6 and _is_q(args[1], ib) and _is_v(args[2], ib) and _is_key(args[3], ib):
-        slot = FK.jacobian_time_variation_k(vector(args[1], ib[H_NQ]), vector(args[2], ib[H_NV]),
-                                            int64_value(args[3]), array3(args[4]), buf)
-        return _done(r, slot, args[5])
-    return new_ref(r)
+#: ``self`` of the centre-of-mass entry points (:func:`center_of_mass_n`)
+COM, COM_VELOCITY, COM_JACOBIAN = 0, 1, 2
 
 
 def center_of_mass_n(self, args, nargs):
-    """``center_of_mass``: ``(buf, q, pool, results)``."""
+    """The centre of mass (``self`` holds :data:`COM`), ``(buf, q, pool, results)``; its velocity
+    (:data:`COM_VELOCITY`), ``(buf, q, v, pool, results)``; its Jacobian (:data:`COM_JACOBIAN`),
+    ``(buf, q, pool, results)``: one C function, told apart by ``self`` (a ``numpy.int64``)."""
     r = args[0]
     buf, ib = _buffer(r)
-    if nargs == 4 and _is_q(args[1], ib):
-        return _done(r, FK.center_of_mass_f(vector(args[1], ib[H_NQ]), _pool2(args[2]), buf), args[3])
-    return new_ref(r)
-
-
-def com_velocity_n(self, args, nargs):
-    """``com_velocity``: ``(buf, q, v, pool, results)``."""
-    r = args[0]
-    buf, ib = _buffer(r)
-    if nargs == 5 and _is_q(args[1], ib) and _is_v(args[2], ib):
-        slot = FK.com_velocity_f(vector(args[1], ib[H_NQ]), vector(args[2], ib[H_NV]), _pool2(args[3]), buf)
-        return _done(r, slot, args[4])
-    return new_ref(r)
-
-
-def com_jacobian_n(self, args, nargs):
-    """``com_jacobian``: ``(buf, q, pool, results)``."""
-    r = args[0]
-    buf, ib = _buffer(r)
-    if nargs == 4 and _is_q(args[1], ib):
-        return _done(r, FK.com_jacobian_f(vector(args[1], ib[H_NQ]), array3(args[2]), buf), args[3])
+    op = int64_value(self)
+    if nargs < 4 or not _is_q(args[1], ib):
+        return new_ref(r)
+    q = vector(args[1], ib[H_NQ])
+    if op == COM and nargs == 4:
+        return _done(r, FK.center_of_mass_f(q, _pool2(args[2]), buf), args[3])
+    if op == COM_JACOBIAN and nargs == 4:
+        return _done(r, FK.com_jacobian_f(q, array3(args[2]), buf), args[3])
+    if op == COM_VELOCITY and nargs == 5 and _is_v(args[2], ib):
+        return _done(r, FK.com_velocity_f(q, vector(args[2], ib[H_NV]), _pool2(args[3]), buf), args[4])
     return new_ref(r)
 
 
@@ -193,9 +176,9 @@ def _fallback(name):
 placements_f = _fallback("placements_f")
 row_placement_f = _fallback("row_placement_f")
 frame_jacobian_f = _fallback("frame_jacobian_f")
-frame_jacobian_key_f = _fallback("frame_jacobian_k")
+frame_jacobian_key_f = _fallback("frame_jacobian_k")  # (the native side: frame_jacobian_n)
 time_variation_f = _fallback("jacobian_time_variation_f")
-time_variation_key_f = _fallback("jacobian_time_variation_k")
+time_variation_key_f = _fallback("jacobian_time_variation_k")  # (the native side: time_variation_n)
 center_of_mass_f = _fallback("center_of_mass_f")
 com_velocity_f = _fallback("com_velocity_f")
 com_jacobian_f = _fallback("com_jacobian_f")

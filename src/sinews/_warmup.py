@@ -269,7 +269,12 @@ def _cache_is_warm(which: str = "core") -> bool:
 
         kernels = [joint_pass_links, K.crba, K.aba, MK.minverse, KK.frame_jacobian]
         if which == "core":
-            kernels += [K.rnea, K.aba_x, MK.minverse_x]
+            from . import _native, _native_entry, _native_kinematics
+
+            kernels.append(K.rnea)
+            natives = [_native_entry.aba_n, _native_entry.minverse_n, _native_kinematics.placements_n]
+            if _native.available() and not all(_native.is_cached(f) for f in natives):
+                return False
         else:
             from .contact import _fc3d_pgs
 

@@ -156,9 +156,9 @@ def _transform(out):
 _FK = Entry(NK.placements_n, NK.placements_f, globals(), "_FK")
 _ROW = Entry(NK.row_placement_n, NK.row_placement_f, globals(), "_ROW")
 _FJ = Entry(NK.frame_jacobian_n, NK.frame_jacobian_f, globals(), "_FJ")
-_FJK = Entry(NK.frame_jacobian_key_n, NK.frame_jacobian_key_f, globals(), "_FJK")
+_FJK = Entry(NK.frame_jacobian_n, NK.frame_jacobian_key_f, globals(), "_FJK")
 _DJ = Entry(NK.time_variation_n, NK.time_variation_f, globals(), "_DJ")
-_DJK = Entry(NK.time_variation_key_n, NK.time_variation_key_f, globals(), "_DJK")
+_DJK = Entry(NK.time_variation_n, NK.time_variation_key_f, globals(), "_DJK")
 _LWA = np.int64(L.REF_LOCAL_WORLD_ALIGNED)  # (a numpy.int64: the native entry points read it)
 _new = object.__new__
 _set = object.__setattr__
