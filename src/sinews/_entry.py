@@ -2,24 +2,23 @@
 
 A public call without ``f_ext``, ``data`` or ``out`` does, in Python, only this::
 
-    mi, mf, ws, nv = model._tls.fast     # this thread's workspace, bound once (Model.default_data)
+    cx, nv, _ = model._tls.fast          # this thread's context block, bound once (Model.default_data)
     tau = np.empty(nv)
-    code = RNEA(q, v, a, tau, mi, mf, ws) # one dispatch of an entry kernel (_kernels.rnea_x)
+    if RNEA(cx, q, v, a, tau) is tau:    # one native call (sinews._native_entry.rnea_n)
+        return tau
 
-and returns ``tau`` when ``code == 0``.  (``minverse`` also needs a scratch vector: it reads
-``(mi, mf, ws, buf, (nv, nv))`` from ``model._tls.minv``, bound by its checked path on the thread's
-first call, and dispatches ``_minv_kernels.minverse_x``.)  Everything else is checked without
-Python code:
+Everything else is checked without Python code: the native entry point refuses any argument
+that is not a float64 ``numpy.ndarray`` of the right shape, C-contiguous and aligned (see
+:mod:`sinews._native`), and the kernel checks finiteness and zero quaternions and returns a
+code.  Anything refused, any non-zero code or exception sends the call to the checked path,
+which converts what it may and raises the named ``ValueError`` otherwise: the fast path never
+changes a result or an error, it only skips work for arguments that need none.
 
-* argument *types*: each entry kernel is compiled for exactly one signature (contiguous,
-  writeable, aligned float64 arrays; see :data:`SIGNATURES`) and then has compilation disabled,
-  so Numba's C dispatcher, which types every argument anyway, refuses anything else (other
-  dtypes, read-only or non-contiguous arrays, lists, scalars) with an exception;
-* lengths, finiteness and zero quaternions: inside the kernel, which returns a code.
-
-Any exception or non-zero code sends the call to the checked path (the previous wrapper), which
-converts what it may and raises the named ``ValueError`` otherwise: the fast path never changes a
-result or an error, it only skips work for arguments that need none.
+This module binds the thread's context block (:func:`fast_args`) and keeps the dispatcher
+path: where the native layer is not available, each entry point dispatches an entry kernel
+(``rnea_x``, ...) compiled for exactly one signature (:data:`SIGNATURES`, contiguous, writeable,
+aligned float64 arrays) with compilation then disabled (:func:`typed`), so that Numba's C
+dispatcher refuses other argument types with an exception.
 """
 
 from __future__ import annotations
@@ -57,23 +56,6 @@ def typed(name: str, module=None, signatures: dict | None = None):
             disp.compile(sig)
         disp.disable_compile()
     return disp
-
-
-class Lazy:
-    """Stand-in for an entry kernel in a module's globals until its first call: the call
-    compiles it (:func:`typed`), rebinds the global to the dispatcher and runs it, so that later
-    calls find the dispatcher with a plain global look-up and the kernel is compiled only when
-    first used."""
-
-    signatures: dict | None = None  #: the signature table (default :data:`SIGNATURES`)
-
-    def __init__(self, name: str, namespace: dict, binding: str, module=None):
-        self.name, self.namespace, self.binding, self.module = name, namespace, binding, module
-
-    def __call__(self, *args):
-        disp = typed(self.name, self.module, self.signatures)
-        self.namespace[self.binding] = disp
-        return disp(*args)
 
 
 def fast_args(model, data):

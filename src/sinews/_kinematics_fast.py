@@ -15,11 +15,14 @@ the result goes to the next slot of a *pool* of preallocated results whose views
 :class:`~sinews.spatial.Transform` / :class:`~sinews.kinematics.Placements` objects) are made
 in bulk when the pool is made.  Names are resolved by dict look-ups in tables made from the
 compiled model's (``frame_keys``/``body_keys`` also fold the reference frame into the key: ``4 * row +
-reference``).  As in :mod:`sinews._entry`, each entry kernel is compiled for exactly one signature, so
-Numba's dispatcher refuses arguments of another type (lists, other dtypes, read-only or
-non-contiguous arrays) with an exception; lengths, finiteness and zero quaternions are checked in
-the kernel.  Any exception or negative code sends the call to the checked path, which converts
-what it may and raises the named error: the fast path never changes a result or an error.
+reference``; the tables' values are ``numpy.int64`` scalars, which the native entry points read).
+The native entry point refuses any argument that is not a float64 ``numpy.ndarray`` of the right
+length, C-contiguous and aligned, or a ``numpy.int64`` key (in the dispatcher fallback, as in
+:mod:`sinews._entry`, each entry kernel is compiled for exactly one signature); lengths,
+finiteness and zero quaternions are checked in the kernel.  Anything refused, any negative code
+or exception sends the call to the checked path (after a new pool, when the pool was used up),
+which converts what it may and raises the named error: the fast path never changes a result or
+an error.
 
 A result is one slot of a pool shared with up to ``K - 1`` other results (a returned Jacobian is
 a view into a ``(K, 6, nv)`` array): each slot is handed out once, a used-up pool is replaced by a
@@ -40,7 +43,6 @@ from itertools import repeat
 import numpy as np
 from numba import types as _nt
 
-from . import _entry
 from . import _kinematics_fast_kernels as FK
 from . import _layout as L
 from ._kinematics_common import _REF as REF
@@ -68,15 +70,6 @@ SIGNATURES = {
     "com_velocity_f": (_F1, _F1, _F2, _F1),
     "com_jacobian_f": (_F1, _F3, _F1),
 }
-
-
-class Lazy(_entry.Lazy):
-    """:class:`sinews._entry.Lazy` for the entry kernels of :mod:`sinews._kinematics_fast_kernels`."""
-
-    signatures = SIGNATURES
-
-    def __init__(self, name: str, namespace: dict, binding: str):
-        super().__init__(name, namespace, binding, FK)
 
 
 _new = object.__new__
