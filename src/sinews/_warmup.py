@@ -84,6 +84,8 @@ def _group_crba(sinews, m, q, v, F):
 
 
 def _group_kinematics(sinews, m, q, v, F):
+    """Placements and Jacobians (the native entry points of forward kinematics, placements and
+    Jacobians with their kernels)."""
     tip = m.nbodies - 1
     for call in (
         lambda m: sinews.forward_kinematics(m, q),
@@ -94,6 +96,15 @@ def _group_kinematics(sinews, m, q, v, F):
         lambda m: sinews.body_jacobian(m, q, tip),
         lambda m: sinews.body_jacobian(m, q, tip, "world"),
         lambda m: sinews.frame_jacobian(m, q, "tip"),
+    ):
+        _twice(call)
+
+
+def _group_kinematics_dt(sinews, m, q, v, F):
+    """Point accelerations, the Jacobians' time derivatives, the centre of mass and the
+    energies."""
+    tip = m.nbodies - 1
+    for call in (
         lambda m: sinews.point_acceleration(m, q, v, v, 1),
         lambda m: sinews.point_jacobian_time_variation(m, q, v, tip),
         lambda m: sinews.frame_jacobian_time_variation(m, q, v, "tip"),
@@ -110,15 +121,16 @@ def _group_kinematics(sinews, m, q, v, F):
 #: without the joint pass), whether it calls the joint pass).  Together the groups trigger
 #: every core kernel.
 _CORE = {
-    "misc": (_group_misc, 1.0, False),
-    "rnea": (_group_rnea, 2.1, True),
-    "aba": (_group_aba, 6.4, True),
-    "minverse": (_group_minverse, 5.6, True),
-    "crba": (_group_crba, 2.8, True),
-    "kinematics": (_group_kinematics, 13.2, True),
+    "misc": (_group_misc, 0.5, False),
+    "rnea": (_group_rnea, 1.9, True),
+    "aba": (_group_aba, 5.4, True),
+    "minverse": (_group_minverse, 5.8, True),
+    "crba": (_group_crba, 2.7, True),
+    "kinematics": (_group_kinematics, 8.0, True),
+    "kinematics_dt": (_group_kinematics_dt, 7.3, True),
 }
 #: the groups in the order this process runs them (the joint pass first, in "rnea")
-GROUPS = tuple(_CORE[name][0] for name in ("rnea", "aba", "minverse", "crba", "kinematics", "misc"))
+GROUPS = tuple(_CORE[name][0] for name in ("rnea", "aba", "minverse", "crba", "kinematics", "kinematics_dt", "misc"))
 _JOINT_PASS_S = 3.5  # Numba's import and the joint pass with its helpers (compiled once, by this process)
 _CHILD_START_S = 1.5  # a child's interpreter, Numba and the kernel modules
 
