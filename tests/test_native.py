@@ -234,3 +234,23 @@ def test_kinematics_reference_counts_stay_balanced():
     assert [sys.getrefcount(x) for x in (q, v, point, s.buf)] == before
     J = sinews.frame_jacobian(m, q, "tip")
     assert sys.getrefcount(J) == 3  # the name, getrefcount's argument and the pool's list
+
+
+def test_every_joint_type_gives_the_checked_results():
+    """The native crba composes the world poses with the kinematics pass (axis-aligned revolute
+    and prismatic joints cheaply, every other joint by the general pass): the same M as the
+    checked path's joint pass, on a tree with every joint type."""
+    from sinews.sample_models import random_tree
+
+    m = random_tree(12, 3, joint_types=["RX", "RY", "RZ", "Prismatic", "Spherical", "FreeFlyer", "Planar",
+                                        "Helical", "Revolute"])
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        q = sinews.random_configuration(m, rng, -1.0, 1.0)
+        v, a = rng.normal(size=(2, m.nv))
+        for _ in range(2):
+            fast = sinews.rnea(m, q, v, a), sinews.aba(m, q, v, a), sinews.crba(m, q), sinews.minverse(m, q)
+        checked = (rnea_mod._rnea(m, q, v, a, None, None, None), aba_mod._aba(m, q, v, a, None, None, None),
+                   crba_mod._crba(m, q, m.data()), minv_mod._minverse(m, q, m.data()))
+        for x, y in zip(fast, checked):
+            assert np.array_equal(x, y)

@@ -147,6 +147,7 @@ CX_WS = 10  #: address of the workspace ws (float64, CX_NWS)
 CX_NWS = 11
 CX_BUF = 12  #: address of a scratch vector (float64, CX_NBUF): minverse's
 CX_NBUF = 13
+CX_LINKS = 14  #: address of the link indices 0 .. nl - 1 (int64, CX_NL): "every link" for chain_poses
 CX_SIZE = 16
 
 
@@ -368,16 +369,19 @@ def available() -> bool:
 class Context(np.ndarray):
     """A context block: an int64 array of addresses and sizes for the native entry points, which
     also keeps the arrays it points into (``arrays``: ``(mi, mf, ws, buf)``, which the dispatcher
-    fallback passes as they are)."""
+    fallback passes as they are; ``links``: the link indices in order)."""
 
     arrays: tuple
+    links: np.ndarray
 
 
 def context(nq: int, nv: int, mi, mf, ws, buf) -> Context:
     """The context block of one model and workspace (``mi``, ``mf``, ``ws``, the scratch vector
     ``buf``), holding them."""
     cx = np.zeros(CX_SIZE, dtype=np.int64).view(Context)
+    links = np.arange(mi.shape[0], dtype=np.int64)
     cx.arrays = (mi, mf, ws, buf)
+    cx.links = links
     cx[CX_NDARRAY], cx[CX_F64], cx[CX_INT64] = id(np.ndarray), id(np.dtype(np.float64)), id(np.int64)
     cx[CX_NQ], cx[CX_NV] = nq, nv
     cx[CX_NL], cx[CX_MIC] = mi.shape
@@ -385,6 +389,7 @@ def context(nq: int, nv: int, mi, mf, ws, buf) -> Context:
     cx[CX_MF], cx[CX_NMF] = mf.ctypes.data, mf.size
     cx[CX_WS], cx[CX_NWS] = ws.ctypes.data, ws.size
     cx[CX_BUF], cx[CX_NBUF] = buf.ctypes.data, buf.size
+    cx[CX_LINKS] = links.ctypes.data
     return cx
 
 

@@ -18,21 +18,24 @@ from ._aba_kernels import aba
 from ._crba_kernels import crba_core, not_finite_bits
 from ._entry import typed
 from ._jit import njit
-from ._joint_pass import check_q, joint_pass
+from ._joint_pass import check_q
+from ._kinematics_pass import chain_poses
 from ._minv_kernels import minverse
 from ._native import (
     CX_BUF,
     CX_F64,
+    CX_LINKS,
     CX_NBUF,
     CX_NDARRAY,
+    CX_NL,
     CX_NQ,
     CX_NV,
     I0,
-    I2,
     IN,
     OUT,
     block,
     f64_ptr,
+    i64_ptr,
     is_matrix,
     is_vector,
     matrix,
@@ -103,7 +106,10 @@ def crba_n(self, args, nargs):
         M = matrix(args[2], nv, nv)
         if check_q(q, mi) == 0:
             M[:, :] = 0.0
-            joint_pass(q, q, mi, mf, ws, I2)
+            # the world poses: the joint pass with the common joints composed cheaply (the
+            # constant motion subspaces are in ws from the start, as crba_core needs)
+            nl = cx[CX_NL]
+            chain_poses(q, mi, mf, ws, carray(i64_ptr(cx[CX_LINKS]), (nl,)), nl)
             crba_core(M, mi, mf, ws)
             if not not_finite_bits(M.reshape(nv * nv)):
                 r = args[2]
