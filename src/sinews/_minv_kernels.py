@@ -56,12 +56,20 @@ def minverse(q, Minv, mi, mf, ws, buf):
     ``18 * nv + 96 + nlinks`` (:func:`buffer_size`) the kernel allocates nothing.  Returns 0, a
     :func:`check_q` code, NOT_FINITE if the result overflowed, or 1 + the index of a link whose
     ``D = S^T IA S`` is not positive definite (a massless subtree)."""
-    nl = mi.shape[0]
-    nv = Minv.shape[0]
     code = check_q(q, mi)
     if code != 0:
         return code
     joint_pass(q, q, mi, mf, ws, np.int64(2))
+    return minverse_core(Minv, mi, mf, ws, buf)
+
+
+@njit(cache=True)
+def minverse_core(Minv, mi, mf, ws, buf):
+    """:func:`minverse` over a workspace already holding the world poses (``oR``, ``op``) and
+    the motion subspaces of ``q`` (the joint pass with ``mode & 2``, or
+    :func:`sinews._kinematics_pass.chain_poses` over every link)."""
+    nl = mi.shape[0]
+    nv = Minv.shape[0]
     s_off = nl * WS_STRIDE
     M = Minv.reshape(nv * nv)
     oS = 0

@@ -20,7 +20,7 @@ from ._entry import typed
 from ._jit import njit
 from ._joint_pass import check_q
 from ._kinematics_pass import chain_poses
-from ._minv_kernels import minverse
+from ._minv_kernels import minverse_core
 from ._native import (
     CX_BUF,
     CX_F64,
@@ -77,6 +77,16 @@ def _q_matrix_ok(args, cx):
     return is_vector(args[1], t, f, cx[CX_NQ], IN) and is_matrix(args[2], t, f, nv, nv, OUT)
 
 
+@njit(cache=True, forceinline=True)
+def _world_poses(q, mi, mf, ws, cx):
+    """The world poses (``oR``, ``op``) and motion subspaces of ``q`` in ``ws``, as the joint pass
+    with ``mode = 2`` leaves them for ``crba_core`` and ``minverse_core``: the kinematics pass over
+    every link, which composes axis-aligned revolute and prismatic joints cheaply (their constant
+    motion subspaces are in ``ws`` from the start)."""
+    nl = cx[CX_NL]
+    chain_poses(q, mi, mf, ws, carray(i64_ptr(cx[CX_LINKS]), (nl,)), nl)
+
+
 def rnea_n(self, args, nargs):
     """``rnea(cx, q, v, a, tau)``."""
     r = args[0]
@@ -106,10 +116,7 @@ def crba_n(self, args, nargs):
         M = matrix(args[2], nv, nv)
         if check_q(q, mi) == 0:
             M[:, :] = 0.0
-            # the world poses: the joint pass with the common joints composed cheaply (the
-            # constant motion subspaces are in ws from the start, as crba_core needs)
-            nl = cx[CX_NL]
-            chain_poses(q, mi, mf, ws, carray(i64_ptr(cx[CX_LINKS]), (nl,)), nl)
+            _world_poses(q, mi, mf, ws, cx)
             crba_core(M, mi, mf, ws)
             if not not_finite_bits(M.reshape(nv * nv)):
                 r = args[2]
@@ -124,8 +131,11 @@ def minverse_n(self, args, nargs):
         nv = cx[CX_NV]
         mi, mf, ws = model_arrays(cx)
         buf = carray(f64_ptr(cx[CX_BUF]), (cx[CX_NBUF],))
-        if minverse(vector(args[1], cx[CX_NQ]), matrix(args[2], nv, nv), mi, mf, ws, buf) == 0:
-            r = args[2]
+        q = vector(args[1], cx[CX_NQ])
+        if check_q(q, mi) == 0:  # then as minverse, the world poses as in crba_n
+            _world_poses(q, mi, mf, ws, cx)
+            if minverse_core(matrix(args[2], nv, nv), mi, mf, ws, buf) == 0:
+                r = args[2]
     return new_ref(r)
 
 
