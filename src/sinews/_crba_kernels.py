@@ -171,14 +171,9 @@ def crba_core(M, mi, mf, ws):
         ws[w + WS_F + 8] = i02
         ws[w + WS_F + 9] = i12
         _world_S(mi, ws, k, s_off, ws, s0_off)
+    # children before parents: Ic_k is complete when k is reached; its columns, then Ic_k into
+    # the parent's
     for k in range(nl - 1, -1, -1):
-        par = mi[k, MI_PARENT]
-        if par >= 0:
-            w = k * WS_STRIDE
-            wp = par * WS_STRIDE
-            for i in range(10):
-                ws[wp + WS_F + i] += ws[w + WS_F + i]
-    for k in range(nl):
         iv = mi[k, MI_IV]
         nvj = mi[k, MI_NV]
         w = k * WS_STRIDE
@@ -232,6 +227,11 @@ def crba_core(M, mi, mf, ws):
                     M[ivp + jj, col] = val
                     M[col, ivp + jj] = val
                 l = mi[l, MI_PARENT]
+        par = mi[k, MI_PARENT]
+        if par >= 0:
+            wp = par * WS_STRIDE
+            for i in range(10):
+                ws[wp + WS_F + i] += ws[w + WS_F + i]
     return 0
 
 
