@@ -140,7 +140,8 @@ _STATE = _model()
 
 
 def test_disabled_by_the_environment_gives_the_same_bits():
-    """SINEWS_NATIVE=0: the entry points are the dispatcher path, with the same results."""
+    """SINEWS_NATIVE=0: every entry point (tree algorithms and kinematics, pools refilled) is the
+    dispatcher path, with the same results."""
     code = textwrap.dedent(
         """
         import json, sys
@@ -151,11 +152,22 @@ def test_disabled_by_the_environment_gives_the_same_bits():
         m = arm7()
         rng = np.random.default_rng(0)
         q, v, a = rng.normal(size=7), rng.normal(size=7), rng.normal(size=7)
+        m.add_frame("tip", m.nbodies - 1)
+        p = np.array([0.1, -0.2, 0.05])
         out = []
-        for _ in range(2):
-            out = [sinews.rnea(m, q, v, a), sinews.aba(m, q, v, a), sinews.crba(m, q), sinews.minverse(m, q)]
-        kinds = [type(vars(__import__("sinews." + mod, fromlist=["x"]))[name]).__name__
-                 for mod, name in (("rnea", "_RNEA"), ("aba", "_ABA"), ("crba", "_CRBA"), ("minv", "_MINV"))]
+        for _ in range(40):  # the kinematics pools used up and refilled
+            out = [sinews.rnea(m, q, v, a), sinews.aba(m, q, v, a), sinews.crba(m, q), sinews.minverse(m, q),
+                   sinews.forward_kinematics(m, q).R, sinews.body_placement(m, q, 3).p,
+                   sinews.frame_placement(m, q, "tip").R, sinews.point_jacobian(m, q, 3, p),
+                   sinews.body_jacobian(m, q, 3, "world"), sinews.frame_jacobian(m, q, "tip"),
+                   sinews.frame_jacobian_time_variation(m, q, v, "tip"),
+                   sinews.point_jacobian_time_variation(m, q, v, 3, p), sinews.center_of_mass(m, q),
+                   sinews.com_velocity(m, q, v), sinews.com_jacobian(m, q)]
+        entries = [("rnea", "_RNEA"), ("aba", "_ABA"), ("crba", "_CRBA"), ("minv", "_MINV"),
+                   ("kinematics", "_FK"), ("kinematics", "_ROW"), ("kinematics", "_FJ"), ("kinematics", "_FJK"),
+                   ("kinematics", "_DJ"), ("kinematics", "_DJK"), ("_kinematics_com", "_COM"),
+                   ("_kinematics_com", "_COMV"), ("_kinematics_com", "_COMJ")]
+        kinds = [type(vars(__import__("sinews." + mod, fromlist=["x"]))[name]).__name__ for mod, name in entries]
         print(json.dumps({"available": _native.available(), "kinds": kinds,
                           "out": [x.tobytes().hex() for x in out]}))
         """
@@ -166,10 +178,10 @@ def test_disabled_by_the_environment_gives_the_same_bits():
         res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
         runs[flag] = json.loads(res.stdout.strip().splitlines()[-1])
     assert runs["0"]["available"] is False
-    assert runs["0"]["kinds"] == ["function"] * 4
+    assert runs["0"]["kinds"] == ["function"] * 13
     assert runs["0"]["out"] == runs["1"]["out"]
     if NATIVE:
-        assert runs["1"]["kinds"] == ["builtin_function_or_method"] * 4
+        assert runs["1"]["kinds"] == ["builtin_function_or_method"] * 13
 
 
 def test_arm_results_match_the_checked_path_bit_for_bit():
