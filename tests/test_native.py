@@ -266,3 +266,67 @@ def test_every_joint_type_gives_the_checked_results():
                    crba_mod._crba(m, q, m.data()), minv_mod._minverse(m, q, m.data()))
         for x, y in zip(fast, checked):
             assert np.array_equal(x, y)
+
+
+@pytest.mark.skipif(not NATIVE, reason="the native layer is not available on this interpreter")
+def test_a_wrong_first_argument_is_refused_not_read():
+    """The entry points check their first argument's type before reading it: a fake model, a
+    float or an array where the context block or the state's buffer belongs is refused (the
+    checked path then raises), never dereferenced."""
+    import types
+
+    q = np.zeros(7)
+    fake = types.SimpleNamespace(_tls=types.SimpleNamespace(fast=(1.5, 7, (7, 7))))
+    with pytest.raises(ValueError, match="Model"):
+        sinews.rnea(fake, q, q, q)
+    f = rnea_mod._RNEA
+    assert f(1.5, q, q, q, q) == 1.5
+    assert f(np.zeros(16, dtype=np.int64), q, q, q, q).dtype == np.int64  # an array, not a Context
+    assert isinstance(f(), np.ndarray)  # no argument: its own self, refused
+    m = arm7()
+    sinews.forward_kinematics(m, q)
+    sinews.forward_kinematics(m, q)
+    s = m._tls.kin
+    K = __import__("sinews.kinematics", fromlist=["x"])
+    plain = np.asarray(s.buf).copy()  # the same bytes, but not the state's KinBuffer
+    assert K._FK(plain, q, s.Pp, s.P) is plain
+    assert K._FK(s.buf, q, s.Pp, []) is s.buf  # a slot beyond the results list: refused
+    C = __import__("sinews._kinematics_com", fromlist=["x"])
+    assert C._COM() is not None and C._COMJ(3) == 3
+
+
+@pytest.mark.skipif(not NATIVE, reason="the native layer is not available on this interpreter")
+def test_unpickled_arrays_take_the_native_path():
+    """An unpickled float64 array has a dtype object of its own (and so has every array NumPy
+    derives from it): the native layer accepts it by its scalar type and byte order."""
+    import pickle
+
+    m, q, v, a = _model()
+    qp, vp, ap = (pickle.loads(pickle.dumps(x)) for x in (q, v, a))
+    assert qp.dtype is not np.dtype(np.float64)
+    cx = m._tls.fast[0]
+    tau = np.empty(m.nv)
+    assert rnea_mod._RNEA(cx, qp, vp, ap * 1.0, tau) is tau
+    assert np.array_equal(tau, sinews.rnea(m, q, v, a))
+    assert rnea_mod._RNEA(cx, q.astype(">f8"), v, a, tau) is cx  # another byte order: refused
+
+
+def test_refused_and_failing_calls_print_nothing(capfd):
+    """A C function that raised would print an "Exception ignored" report and return NULL: no
+    call, refused, failing or succeeding, may do that."""
+    m, q, v, a = _model()
+    qz = q.copy()
+    qz[3:7] = 0.0
+    bad = v.copy()
+    bad[0] = np.nan
+    for args in ((q, v, a), (q, bad, a), (qz, v, a), (q * 1e300, v, a), (q.astype(np.int64), v, a)):
+        for call in (lambda: sinews.rnea(m, *args), lambda: sinews.aba(m, *args), lambda: sinews.crba(m, args[0]),
+                     lambda: sinews.minverse(m, args[0]), lambda: sinews.forward_kinematics(m, args[0]),
+                     lambda: sinews.point_jacobian_time_variation(m, args[0], args[1], 2),
+                     lambda: sinews.com_jacobian(m, args[0])):
+            try:
+                call()
+            except ValueError:
+                pass
+    out, err = capfd.readouterr()
+    assert err == ""

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 from . import _kinematics_kernels as KK
 from ._checks import raise_kernel_code, vector
 from . import _native_kinematics as NK
-from ._kinematics_fast import checked_data, retry
+from ._kinematics_fast import KinBuffer, checked_data, retry
 from ._native import Entry
 
 if TYPE_CHECKING:
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 
 __all__ = ["center_of_mass", "com_velocity", "com_jacobian"]
 
-_COM = Entry(NK.center_of_mass_n, NK.center_of_mass_f, globals(), "_COM", NK.COM)
-_COMV = Entry(NK.center_of_mass_n, NK.com_velocity_f, globals(), "_COMV", NK.COM_VELOCITY)
-_COMJ = Entry(NK.center_of_mass_n, NK.com_jacobian_f, globals(), "_COMJ", NK.COM_JACOBIAN)
+_COM = Entry(NK.center_of_mass_n, NK.center_of_mass_f, globals(), "_COM", KinBuffer, NK.COM)
+_COMV = Entry(NK.center_of_mass_n, NK.com_velocity_f, globals(), "_COMV", KinBuffer, NK.COM_VELOCITY)
+_COMJ = Entry(NK.center_of_mass_n, NK.com_jacobian_f, globals(), "_COMJ", KinBuffer, NK.COM_JACOBIAN)
 _NO_J = np.zeros((3, 0))
 
 

@@ -90,6 +90,11 @@ def _readonly(a):
     return ro
 
 
+class KinBuffer(np.ndarray):
+    """The type of a :class:`KinState`'s buffer: the native entry points check that their first
+    argument has it before they read it (any other object is refused)."""
+
+
 class KinState:
     """The fast path's buffer, name tables and result pools for one model and one thread."""
 
@@ -122,7 +127,7 @@ class KinState:
         o_ws = o_pl + pl.size
         o_tmp = o_ws + ws.size
         ib = np.zeros(o_tmp + 9, dtype=np.int64)
-        buf = ib.view(np.float64)
+        buf = ib.view(np.float64).view(KinBuffer)
         h = ib[: FK.H_SIZE]
         h[FK.H_NL], h[FK.H_NQ], h[FK.H_NV], h[FK.H_NROWS] = nl, c.nq, nv, pl.size // L.PL_STRIDE
         h[FK.H_MI], h[FK.H_MF], h[FK.H_NMF], h[FK.H_PL] = o_mi, o_mf, mf.size, o_pl

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import pickle
 import sys
 import sysconfig
 import threading
@@ -74,6 +75,16 @@ def load_i32(typingctx, addr):
 
     def codegen(context, builder, signature, args):
         return builder.sext(builder.load(builder.inttoptr(args[0], ir.IntType(32).as_pointer())), ir.IntType(64))
+
+    return types.int64(types.intp), codegen
+
+
+@intrinsic
+def load_u8(typingctx, addr):
+    """The byte at address ``addr``, widened to int64."""
+
+    def codegen(context, builder, signature, args):
+        return builder.zext(builder.load(builder.inttoptr(args[0], ir.IntType(8).as_pointer())), ir.IntType(64))
 
     return types.int64(types.intp), codegen
 
@@ -122,7 +133,10 @@ AR_STRIDES = 40  #: PyArrayObject.strides
 AR_DESCR = 56  #: PyArrayObject.descr
 AR_FLAGS = 64  #: PyArrayObject.flags (int)
 SC_VALUE = 16  #: the value of a NumPy int64 scalar (PyLongLongScalarObject.obval)
+LIST_SIZE = 16  #: PyListObject.ob_size
 LIST_ITEMS = 24  #: PyListObject.ob_item
+DESCR_TYPEOBJ = 16  #: PyArray_Descr.typeobj (NumPy 1.x and 2.x)
+DESCR_BYTEORDER = 26  #: PyArray_Descr.byteorder (a char; NumPy 1.x and 2.x)
 
 C_CONTIGUOUS = 0x1  #: NPY_ARRAY_C_CONTIGUOUS
 ALIGNED = 0x100  #: NPY_ARRAY_ALIGNED
@@ -158,12 +172,24 @@ def block(obj):
 
 
 @njit(cache=True, forceinline=True)
+def is_f64(descr, t_f64):
+    """Whether the dtype object at address ``descr`` is float64 in native byte order: the
+    canonical one (address ``t_f64``), or another object with its scalar type and byte order
+    (an unpickled array's dtype, and every array NumPy derives from it, has its own)."""
+    return descr == t_f64 or (
+        load_i64(descr + DESCR_TYPEOBJ) == load_i64(t_f64 + DESCR_TYPEOBJ)
+        and load_u8(descr + DESCR_BYTEORDER) == load_u8(t_f64 + DESCR_BYTEORDER)
+    )
+
+
+@njit(cache=True, forceinline=True)
 def is_vector(obj, t_ndarray, t_f64, n, flags):
     """Whether the object at address ``obj`` is a ``numpy.ndarray`` (type address ``t_ndarray``)
-    of the float64 dtype (address ``t_f64``), of shape (n,), with the ``flags`` bits set."""
+    of dtype float64 (:func:`is_f64`, canonical dtype at ``t_f64``), of shape (n,), with the
+    ``flags`` bits set."""
     return (
         load_i64(obj + OB_TYPE) == t_ndarray
-        and load_i64(obj + AR_DESCR) == t_f64
+        and is_f64(load_i64(obj + AR_DESCR), t_f64)
         and load_i32(obj + AR_ND) == 1
         and load_i32(obj + AR_FLAGS) & flags == flags
         and load_i64(load_i64(obj + AR_DIMS)) == n
@@ -175,7 +201,7 @@ def is_matrix(obj, t_ndarray, t_f64, n0, n1, flags):
     """:func:`is_vector` for shape (n0, n1)."""
     if not (
         load_i64(obj + OB_TYPE) == t_ndarray
-        and load_i64(obj + AR_DESCR) == t_f64
+        and is_f64(load_i64(obj + AR_DESCR), t_f64)
         and load_i32(obj + AR_ND) == 2
         and load_i32(obj + AR_FLAGS) & flags == flags
     ):
@@ -222,6 +248,12 @@ def array3(obj):
 
 
 @njit(cache=True, forceinline=True)
+def list_size(obj):
+    """The length of the Python list at address ``obj``."""
+    return load_i64(obj + LIST_SIZE)
+
+
+@njit(cache=True, forceinline=True)
 def list_item(obj, i):
     """The address of item ``i`` of the Python list at address ``obj`` (``PyListObject.ob_item``)."""
     return load_i64(load_i64(obj + LIST_ITEMS) + 8 * i)
@@ -239,9 +271,32 @@ def model_arrays(cx):
 @njit(cache=True, forceinline=True)
 def new_ref(obj):
     """``obj`` with its reference count raised by one (a fastcall function returns a new
-    reference; the objects returned are arrays, never immortal ones)."""
+    reference).  The objects returned are arrays and lists' items made by sinews, or, when a
+    call is refused, its first argument or ``self``; on an immortal object (CPython 3.12+) the
+    raw increment is undone by the caller's release or only moves a count nobody reads."""
     store_i64(obj + OB_REFCNT, load_i64(obj + OB_REFCNT) + 1)
     return obj
+
+
+@njit(cache=True, forceinline=True)
+def called_with(self, args, nargs):
+    """Whether ``args[0]`` is of the type this entry point expects (its context block or its
+    state's buffer): ``self`` is the entry point's int64 array ``[address of that type, op]``
+    (:class:`Entry`).  Every entry point checks this first, before it reads ``args[0]``."""
+    return nargs >= 1 and load_i64(args[0] + OB_TYPE) == load_i64(load_i64(self + AR_DATA))
+
+
+@njit(cache=True, forceinline=True)
+def op_of(self):
+    """The op code of the entry point whose ``self`` is at address ``self``."""
+    return load_i64(load_i64(self + AR_DATA) + 8)
+
+
+@njit(cache=True, forceinline=True)
+def refuse(self, args, nargs):
+    """A refused call's answer: its first argument (the caller then takes the checked path), or
+    ``self`` when there is none."""
+    return new_ref(args[0] if nargs >= 1 else self)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -257,16 +312,17 @@ _METH_FASTCALL = 0x80
 _DEFS: list = []  # the method records live as long as the process (their functions may too)
 
 
-def builtin(name: str, address: int, self_object=None):
+_NEW_FUNCTION = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p)(
+    ("PyCFunction_NewEx", ctypes.pythonapi)
+)  # (a prototype of its own: ctypes.pythonapi's attributes are shared with other libraries)
+
+
+def builtin(name: str, address: int, self_object):
     """A Python built-in function calling the fastcall C function at ``address``, which receives
-    ``self_object`` as its ``self`` (several built-in functions can share one C function and
-    tell themselves apart by it)."""
-    new = ctypes.pythonapi.PyCFunction_NewEx
-    new.restype = ctypes.py_object
-    new.argtypes = [ctypes.POINTER(_MethodDef), ctypes.py_object, ctypes.py_object]
+    ``self_object`` as its ``self``."""
     md = _MethodDef(name.encode(), address, _METH_FASTCALL, None)
     _DEFS.append((md, self_object))
-    return new(ctypes.byref(md), self_object, None)
+    return _NEW_FUNCTION(ctypes.addressof(md), self_object, None)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -292,12 +348,17 @@ def probe(self, args, nargs):
 
 
 def probe_scalar(self, args, nargs):
-    """The type and value of the NumPy scalar ``args[1]`` and the address of item 2 of the list
-    ``args[2]`` into the int64 array ``args[0]``."""
-    out = carray(i64_ptr(load_i64(args[0] + AR_DATA)), (3,))
+    """The type and value of the NumPy scalar ``args[1]``, the length and the address of item 2
+    of the list ``args[2]``, and the scalar type and byte order of the dtypes ``args[3:]``, into
+    the int64 array ``args[0]``."""
+    out = carray(i64_ptr(load_i64(args[0] + AR_DATA)), (4 + 2 * (nargs - 3),))
     out[0] = load_i64(args[1] + OB_TYPE)
     out[1] = int64_value(args[1])
     out[2] = list_item(args[2], 2)
+    out[3] = list_size(args[2])
+    for i in range(3, nargs):
+        out[4 + 2 * (i - 3)] = load_i64(args[i] + DESCR_TYPEOBJ)
+        out[5 + 2 * (i - 3)] = load_u8(args[i] + DESCR_BYTEORDER)
     return new_ref(args[0])
 
 
@@ -306,15 +367,33 @@ def _interpreter_ok() -> bool:
         sys.implementation.name == "cpython"
         and sys.maxsize > 2**32
         and not sysconfig.get_config_var("Py_GIL_DISABLED")
+        and not hasattr(sys, "getobjects")  # a Py_TRACE_REFS build: a larger object header
         and os.environ.get("SINEWS_NATIVE", "1") != "0"
         and os.environ.get("NUMBA_DISABLE_JIT", "0") in ("", "0")
     )
 
 
+def _fields_ok() -> bool:
+    """The fields the probes read first, checked from Python without following any pointer:
+    an array's type, data, number of dimensions and dtype at their offsets."""
+    a = np.zeros((2, 3))
+    word = lambda off: ctypes.c_void_p.from_address(id(a) + off).value  # noqa: E731
+    return (
+        word(OB_TYPE) == id(np.ndarray)
+        and word(AR_DATA) == a.ctypes.data
+        and ctypes.c_int.from_address(id(a) + AR_ND).value == 2
+        and word(AR_DESCR) == id(a.dtype)
+        and ctypes.c_void_p.from_address(id(a.dtype) + DESCR_TYPEOBJ).value == id(np.float64)
+    )
+
+
 def _self_test() -> bool:
-    """Read known objects through the layer's offsets and compare with what Python reports."""
-    f = builtin("sinews_probe", cfunc(SIGNATURE, cache=True)(probe).address)
-    g = builtin("sinews_probe_scalar", cfunc(SIGNATURE, cache=True)(probe_scalar).address)
+    """Read known objects through the layer's offsets and compare with what Python reports
+    (after :func:`_fields_ok`, so that the probes follow no pointer read at a wrong offset)."""
+    if not _fields_ok():
+        return False
+    f = builtin("sinews_probe", cfunc(SIGNATURE, cache=True)(probe).address, None)
+    g = builtin("sinews_probe_scalar", cfunc(SIGNATURE, cache=True)(probe_scalar).address, None)
     a = np.arange(12.0).reshape(3, 4)
     b = np.zeros(5)[::2]
     c = np.zeros(7)
@@ -340,10 +419,14 @@ def _self_test() -> bool:
         return False
     s = np.int64(-123456789)
     items = [object(), object(), object(), object()]
-    out2 = np.zeros(3, dtype=np.int64)
-    if g(out2, s, items) is not out2 or (out2[0], out2[1], out2[2]) != (id(np.int64), -123456789, id(items[2])):
+    dtypes = (np.dtype(np.float64), pickle.loads(pickle.dumps(np.dtype(np.float64))), np.dtype(">f8"), np.dtype(np.int64))
+    out2 = np.zeros(4 + 2 * len(dtypes), dtype=np.int64)
+    if g(out2, s, items, *dtypes) is not out2:
         return False
-    return True
+    want = [id(np.int64), -123456789, id(items[2]), len(items)]
+    for d in dtypes:
+        want += [id(d.type), ord(d.byteorder)]
+    return out2.tolist() == want
 
 
 _lock = threading.Lock()
@@ -396,14 +479,17 @@ def context(nq: int, nv: int, mi, mf, ws, buf) -> Context:
 class Entry:
     """Stand-in for an entry point in a module's globals until its first call: the call makes
     the built-in function of ``native`` (a fastcall C function body, compiled with
-    :data:`SIGNATURE` once per process, however many entry points share it; ``op``, when given,
-    is passed to it as a ``numpy.int64`` in its ``self``) when :func:`available`, and otherwise
-    ``fallback()`` (a Python function with the same calling convention over the dispatcher
-    path); it rebinds the global ``binding`` of ``namespace`` to it and runs it."""
+    :data:`SIGNATURE` once per process, however many entry points share it) when
+    :func:`available`, and otherwise ``fallback()`` (a Python function with the same calling
+    convention over the dispatcher path); it rebinds the global ``binding`` of ``namespace`` to
+    it and runs it.  The built-in function's ``self`` is the int64 array ``[id(expects), op]``:
+    the type its first argument must have (:func:`called_with`) and an op code for C functions
+    that serve several entry points (:func:`op_of`)."""
 
-    def __init__(self, native, fallback, namespace: dict, binding: str, op: int | None = None):
+    def __init__(self, native, fallback, namespace: dict, binding: str, expects: type, op: int = 0):
         self.native, self.fallback, self.namespace, self.binding = native, fallback, namespace, binding
-        self.op = None if op is None else np.int64(op)
+        self.self_object = np.array([id(expects), op], dtype=np.int64)
+        self.expects = expects  # (kept alive: its address is in self_object)
 
     def __call__(self, *args):
         with _lock_entries:
@@ -415,7 +501,7 @@ class Entry:
                         c = _COMPILED.get(self.native)
                         if c is None:
                             c = _COMPILED[self.native] = cfunc(SIGNATURE, cache=True)(self.native)
-                        f = builtin("sinews_" + self.binding.strip("_").lower(), c.address, self.op)
+                        f = builtin("sinews_" + self.binding.strip("_").lower(), c.address, self.self_object)
                     except Exception as exc:  # never expected: the dispatcher path, said once
                         warnings.warn(f"sinews: native entry point {self.native.__name__} not built ({exc!r:.200}); "
                                       "using Numba's dispatcher", RuntimeWarning, stacklevel=2)

@@ -34,6 +34,7 @@ from ._native import (
     IN,
     OUT,
     block,
+    called_with,
     f64_ptr,
     i64_ptr,
     is_matrix,
@@ -41,6 +42,7 @@ from ._native import (
     matrix,
     model_arrays,
     new_ref,
+    refuse,
     vector,
 )
 from ._rnea_kernels import rnea
@@ -89,54 +91,55 @@ def _world_poses(q, mi, mf, ws, cx):
 
 def rnea_n(self, args, nargs):
     """``rnea(cx, q, v, a, tau)``."""
-    r = args[0]
-    cx = block(r)
-    if nargs == 5 and _state_ok(args, cx) and rnea(*_state_views(args, cx), I0) == 0:
-        r = args[4]
-    return new_ref(r)
+    if nargs == 5 and called_with(self, args, nargs):
+        cx = block(args[0])
+        if _state_ok(args, cx) and rnea(*_state_views(args, cx), I0) == 0:
+            return new_ref(args[4])
+    return refuse(self, args, nargs)
 
 
 def aba_n(self, args, nargs):
     """``aba(cx, q, v, tau, qdd)``."""
-    r = args[0]
-    cx = block(r)
-    if nargs == 5 and _state_ok(args, cx) and aba(*_state_views(args, cx), I0) == 0:
-        r = args[4]
-    return new_ref(r)
+    if nargs == 5 and called_with(self, args, nargs):
+        cx = block(args[0])
+        if _state_ok(args, cx) and aba(*_state_views(args, cx), I0) == 0:
+            return new_ref(args[4])
+    return refuse(self, args, nargs)
 
 
 def crba_n(self, args, nargs):
-    """``crba(cx, q, M)``: what ``crba_x`` does (``M`` zeroed, the passes, ``M``'s exponent bits)."""
-    r = args[0]
-    cx = block(r)
-    if nargs == 3 and _q_matrix_ok(args, cx):
-        nv = cx[CX_NV]
-        mi, mf, ws = model_arrays(cx)
-        q = vector(args[1], cx[CX_NQ])
-        M = matrix(args[2], nv, nv)
-        if check_q(q, mi) == 0:
-            M[:, :] = 0.0
-            _world_poses(q, mi, mf, ws, cx)
-            crba_core(M, mi, mf, ws)
-            if not not_finite_bits(M.reshape(nv * nv)):
-                r = args[2]
-    return new_ref(r)
+    """``crba(cx, q, M)``: what ``crba_x`` does (``M`` zeroed, the passes, ``M``'s exponent bits),
+    the world poses by :func:`_world_poses`."""
+    if nargs == 3 and called_with(self, args, nargs):
+        cx = block(args[0])
+        if _q_matrix_ok(args, cx):
+            nv = cx[CX_NV]
+            mi, mf, ws = model_arrays(cx)
+            q = vector(args[1], cx[CX_NQ])
+            M = matrix(args[2], nv, nv)
+            if check_q(q, mi) == 0:
+                M[:, :] = 0.0
+                _world_poses(q, mi, mf, ws, cx)
+                crba_core(M, mi, mf, ws)
+                if not not_finite_bits(M.reshape(nv * nv)):
+                    return new_ref(args[2])
+    return refuse(self, args, nargs)
 
 
 def minverse_n(self, args, nargs):
-    """``minverse(cx, q, Minv)``."""
-    r = args[0]
-    cx = block(r)
-    if nargs == 3 and _q_matrix_ok(args, cx):
-        nv = cx[CX_NV]
-        mi, mf, ws = model_arrays(cx)
-        buf = carray(f64_ptr(cx[CX_BUF]), (cx[CX_NBUF],))
-        q = vector(args[1], cx[CX_NQ])
-        if check_q(q, mi) == 0:  # then as minverse, the world poses as in crba_n
-            _world_poses(q, mi, mf, ws, cx)
-            if minverse_core(matrix(args[2], nv, nv), mi, mf, ws, buf) == 0:
-                r = args[2]
-    return new_ref(r)
+    """``minverse(cx, q, Minv)``: as ``minverse``, the world poses by :func:`_world_poses`."""
+    if nargs == 3 and called_with(self, args, nargs):
+        cx = block(args[0])
+        if _q_matrix_ok(args, cx):
+            nv = cx[CX_NV]
+            mi, mf, ws = model_arrays(cx)
+            buf = carray(f64_ptr(cx[CX_BUF]), (cx[CX_NBUF],))
+            q = vector(args[1], cx[CX_NQ])
+            if check_q(q, mi) == 0:
+                _world_poses(q, mi, mf, ws, cx)
+                if minverse_core(matrix(args[2], nv, nv), mi, mf, ws, buf) == 0:
+                    return new_ref(args[2])
+    return refuse(self, args, nargs)
 
 
 # The dispatcher path (sinews._entry.typed: one signature, compilation disabled), for

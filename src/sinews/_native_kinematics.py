@@ -3,7 +3,8 @@ C function bodies for :mod:`sinews._native`, and their dispatcher-path fallbacks
 calling convention.
 
 Each is called as ``f(buf, inputs..., pool, results)``: ``buf`` the thread's :class:`KinState`
-buffer (its header holds the addresses the argument checks compare with), the user's arrays
+buffer (a :class:`~sinews._kinematics_fast.KinBuffer`, whose type the entry point checks first;
+its header holds the addresses the argument checks compare with), the user's arrays
 (checked: float64 ``numpy.ndarray``, C-contiguous, aligned, of the right length), integer keys
 as ``numpy.int64`` scalars (from the state's name tables), then the result pool and the list of
 its prepared results.  It returns the prepared result of the slot the kernel filled, or ``buf``
@@ -25,24 +26,30 @@ from ._native import (
     I3,
     IN,
     array3,
+    called_with,
     dim,
     f64_ptr,
     int64_value,
     is_int64,
     is_vector,
     list_item,
+    list_size,
     load_i64,
     matrix,
     new_ref,
+    op_of,
+    refuse,
     vector,
 )
 
 
 @njit(cache=True, forceinline=True)
-def _done(buf_obj, slot, results):
-    """The prepared result of ``slot`` in the list ``results`` (a new reference), or the buffer
-    ``buf_obj`` for a negative code."""
-    return new_ref(list_item(results, slot) if slot >= 0 else buf_obj)
+def _done(self, args, nargs, slot, results):
+    """The prepared result of ``slot`` in the list ``results`` (a new reference), or the call
+    refused (:func:`refuse`) for a negative code or a slot beyond the list."""
+    if 0 <= slot < list_size(results):
+        return new_ref(list_item(results, slot))
+    return refuse(self, args, nargs)
 
 
 @njit(cache=True, forceinline=True)
@@ -80,77 +87,78 @@ def _pool2(obj):
 
 def placements_n(self, args, nargs):
     """``forward_kinematics``: ``(buf, q, pool, results)``."""
-    r = args[0]
-    buf, ib = _buffer(r)
-    if nargs == 4 and _is_q(args[1], ib):
-        return _done(r, FK.placements_f(vector(args[1], ib[H_NQ]), array3(args[2]), buf), args[3])
-    return new_ref(r)
+    if nargs == 4 and called_with(self, args, nargs):
+        buf, ib = _buffer(args[0])
+        if _is_q(args[1], ib):
+            return _done(self, args, nargs, FK.placements_f(vector(args[1], ib[H_NQ]), array3(args[2]), buf), args[3])
+    return refuse(self, args, nargs)
 
 
 def row_placement_n(self, args, nargs):
     """``body_placement`` / ``frame_placement``: ``(buf, q, row, pool, results)``."""
-    r = args[0]
-    buf, ib = _buffer(r)
-    if nargs == 5 and _is_q(args[1], ib) and _is_key(args[2], ib):
-        slot = FK.row_placement_f(vector(args[1], ib[H_NQ]), int64_value(args[2]), array3(args[3]), buf)
-        return _done(r, slot, args[4])
-    return new_ref(r)
+    if nargs == 5 and called_with(self, args, nargs):
+        buf, ib = _buffer(args[0])
+        if _is_q(args[1], ib) and _is_key(args[2], ib):
+            slot = FK.row_placement_f(vector(args[1], ib[H_NQ]), int64_value(args[2]), array3(args[3]), buf)
+            return _done(self, args, nargs, slot, args[4])
+    return refuse(self, args, nargs)
 
 
 def frame_jacobian_n(self, args, nargs):
     """Point Jacobians, ``(buf, q, row, x, ref, pool, results)``, and body and frame Jacobians,
     ``(buf, q, key, pool, results)`` (one C function: told apart by ``nargs``)."""
-    r = args[0]
-    buf, ib = _buffer(r)
-    if nargs == 7 and _is_q(args[1], ib) and _is_key(args[2], ib) and _is_point(args[3], ib) and _is_key(args[4], ib):
-        slot = FK.frame_jacobian_f(vector(args[1], ib[H_NQ]), int64_value(args[2]), vector(args[3], I3),
-                                   int64_value(args[4]), array3(args[5]), buf)
-        return _done(r, slot, args[6])
-    if nargs == 5 and _is_q(args[1], ib) and _is_key(args[2], ib):
-        slot = FK.frame_jacobian_k(vector(args[1], ib[H_NQ]), int64_value(args[2]), array3(args[3]), buf)
-        return _done(r, slot, args[4])
-    return new_ref(r)
+    if called_with(self, args, nargs):
+        buf, ib = _buffer(args[0])
+        if (nargs == 7 and _is_q(args[1], ib) and _is_key(args[2], ib) and _is_point(args[3], ib)
+                and _is_key(args[4], ib)):
+            slot = FK.frame_jacobian_f(vector(args[1], ib[H_NQ]), int64_value(args[2]), vector(args[3], I3),
+                                       int64_value(args[4]), array3(args[5]), buf)
+            return _done(self, args, nargs, slot, args[6])
+        if nargs == 5 and _is_q(args[1], ib) and _is_key(args[2], ib):
+            slot = FK.frame_jacobian_k(vector(args[1], ib[H_NQ]), int64_value(args[2]), array3(args[3]), buf)
+            return _done(self, args, nargs, slot, args[4])
+    return refuse(self, args, nargs)
 
 
 def time_variation_n(self, args, nargs):
     """Point Jacobians' time derivatives, ``(buf, q, v, row, x, ref, pool, results)``, and frame
     Jacobians' time derivatives, ``(buf, q, v, key, pool, results)`` (told apart by ``nargs``)."""
-    r = args[0]
-    buf, ib = _buffer(r)
-    if nargs < 6 or not (_is_q(args[1], ib) and _is_v(args[2], ib) and _is_key(args[3], ib)):
-        return new_ref(r)
-    q = vector(args[1], ib[H_NQ])
-    v = vector(args[2], ib[H_NV])
-    if nargs == 8 and _is_point(args[4], ib) and _is_key(args[5], ib):
-        slot = FK.jacobian_time_variation_f(q, v, int64_value(args[3]), vector(args[4], I3), int64_value(args[5]),
-                                            array3(args[6]), buf)
-        return _done(r, slot, args[7])
-    if nargs == 6:
-        return _done(r, FK.jacobian_time_variation_k(q, v, int64_value(args[3]), array3(args[4]), buf), args[5])
-    return new_ref(r)
+    if (nargs == 6 or nargs == 8) and called_with(self, args, nargs):
+        buf, ib = _buffer(args[0])
+        if _is_q(args[1], ib) and _is_v(args[2], ib) and _is_key(args[3], ib):
+            q = vector(args[1], ib[H_NQ])
+            v = vector(args[2], ib[H_NV])
+            if nargs == 8 and _is_point(args[4], ib) and _is_key(args[5], ib):
+                slot = FK.jacobian_time_variation_f(q, v, int64_value(args[3]), vector(args[4], I3),
+                                                    int64_value(args[5]), array3(args[6]), buf)
+                return _done(self, args, nargs, slot, args[7])
+            if nargs == 6:
+                slot = FK.jacobian_time_variation_k(q, v, int64_value(args[3]), array3(args[4]), buf)
+                return _done(self, args, nargs, slot, args[5])
+    return refuse(self, args, nargs)
 
 
-#: ``self`` of the centre-of-mass entry points (:func:`center_of_mass_n`)
+#: op codes of the centre-of-mass entry points (:func:`center_of_mass_n`)
 COM, COM_VELOCITY, COM_JACOBIAN = 0, 1, 2
 
 
 def center_of_mass_n(self, args, nargs):
-    """The centre of mass (``self`` holds :data:`COM`), ``(buf, q, pool, results)``; its velocity
+    """The centre of mass (op :data:`COM`), ``(buf, q, pool, results)``; its velocity
     (:data:`COM_VELOCITY`), ``(buf, q, v, pool, results)``; its Jacobian (:data:`COM_JACOBIAN`),
-    ``(buf, q, pool, results)``: one C function, told apart by ``self`` (a ``numpy.int64``)."""
-    r = args[0]
-    buf, ib = _buffer(r)
-    op = int64_value(self)
-    if nargs < 4 or not _is_q(args[1], ib):
-        return new_ref(r)
-    q = vector(args[1], ib[H_NQ])
-    if op == COM and nargs == 4:
-        return _done(r, FK.center_of_mass_f(q, _pool2(args[2]), buf), args[3])
-    if op == COM_JACOBIAN and nargs == 4:
-        return _done(r, FK.com_jacobian_f(q, array3(args[2]), buf), args[3])
-    if op == COM_VELOCITY and nargs == 5 and _is_v(args[2], ib):
-        return _done(r, FK.com_velocity_f(q, vector(args[2], ib[H_NV]), _pool2(args[3]), buf), args[4])
-    return new_ref(r)
+    ``(buf, q, pool, results)``: one C function, told apart by the op code in ``self``."""
+    if (nargs == 4 or nargs == 5) and called_with(self, args, nargs):
+        buf, ib = _buffer(args[0])
+        op = op_of(self)
+        if _is_q(args[1], ib):
+            q = vector(args[1], ib[H_NQ])
+            if op == COM and nargs == 4:
+                return _done(self, args, nargs, FK.center_of_mass_f(q, _pool2(args[2]), buf), args[3])
+            if op == COM_JACOBIAN and nargs == 4:
+                return _done(self, args, nargs, FK.com_jacobian_f(q, array3(args[2]), buf), args[3])
+            if op == COM_VELOCITY and nargs == 5 and _is_v(args[2], ib):
+                slot = FK.com_velocity_f(q, vector(args[2], ib[H_NV]), _pool2(args[3]), buf)
+                return _done(self, args, nargs, slot, args[4])
+    return refuse(self, args, nargs)
 
 
 # The dispatcher path, for interpreters the native layer does not support: factories of

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 from . import _aba_kernels as K
 from ._checks import output, raise_kernel_code, state3
 from . import _native_entry as N
-from ._native import Entry
+from ._native import Context, Entry
 from .algorithms import NO_FORCES, get_data, link_forces
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def aba(
 
 
 _empty = np.empty
-_ABA = Entry(N.aba_n, N.aba_f, globals(), "_ABA")
+_ABA = Entry(N.aba_n, N.aba_f, globals(), "_ABA", Context)
 
 
 def _aba(model, q, v, tau, f_ext, data, out) -> np.ndarray:

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 from . import _crba_kernels as K
 from ._checks import raise_kernel_code, vector
 from . import _native_entry as N
-from ._native import Entry
+from ._native import Context, Entry
 from .algorithms import get_data
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def crba(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray:
 
 
 _empty = np.empty
-_CRBA = Entry(N.crba_n, N.crba_f, globals(), "_CRBA")
+_CRBA = Entry(N.crba_n, N.crba_f, globals(), "_CRBA", Context)
 
 
 def _crba(model, q, data) -> np.ndarray:

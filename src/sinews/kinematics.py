@@ -44,7 +44,7 @@ from ._kinematics_common import (
     _reference,
 )
 from . import _native_kinematics as NK
-from ._kinematics_fast import checked_data, retry
+from ._kinematics_fast import KinBuffer, checked_data, retry
 from ._native import Entry
 from ._kinematics_point import (
     point_acceleration,
@@ -153,12 +153,12 @@ def _transform(out):
 # when it answers the state's buffer instead, a new pool (retry) or the checked path, which
 # converts the arguments or raises the named error (and binds the state on a thread's first call).
 
-_FK = Entry(NK.placements_n, NK.placements_f, globals(), "_FK")
-_ROW = Entry(NK.row_placement_n, NK.row_placement_f, globals(), "_ROW")
-_FJ = Entry(NK.frame_jacobian_n, NK.frame_jacobian_f, globals(), "_FJ")
-_FJK = Entry(NK.frame_jacobian_n, NK.frame_jacobian_key_f, globals(), "_FJK")
-_DJ = Entry(NK.time_variation_n, NK.time_variation_f, globals(), "_DJ")
-_DJK = Entry(NK.time_variation_n, NK.time_variation_key_f, globals(), "_DJK")
+_FK = Entry(NK.placements_n, NK.placements_f, globals(), "_FK", KinBuffer)
+_ROW = Entry(NK.row_placement_n, NK.row_placement_f, globals(), "_ROW", KinBuffer)
+_FJ = Entry(NK.frame_jacobian_n, NK.frame_jacobian_f, globals(), "_FJ", KinBuffer)
+_FJK = Entry(NK.frame_jacobian_n, NK.frame_jacobian_key_f, globals(), "_FJK", KinBuffer)
+_DJ = Entry(NK.time_variation_n, NK.time_variation_f, globals(), "_DJ", KinBuffer)
+_DJK = Entry(NK.time_variation_n, NK.time_variation_key_f, globals(), "_DJK", KinBuffer)
 _LWA = np.int64(L.REF_LOCAL_WORLD_ALIGNED)  # (a numpy.int64: the native entry points read it)
 _new = object.__new__
 _set = object.__setattr__

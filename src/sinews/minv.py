@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 from . import _minv_kernels as MK
 from ._checks import raise_kernel_code, vector
 from . import _native_entry as N
-from ._native import Entry
+from ._native import Context, Entry
 from .aba import _run
 from .algorithms import NO_FORCES
 from .algorithms import get_data
@@ -53,7 +53,7 @@ def minverse(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray
 
 
 _empty = np.empty
-_MINV = Entry(N.minverse_n, N.minverse_f, globals(), "_MINV")
+_MINV = Entry(N.minverse_n, N.minverse_f, globals(), "_MINV", Context)
 
 
 def _minverse(model, q, data) -> np.ndarray:

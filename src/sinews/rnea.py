@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 from . import _rnea_kernels as K
 from ._checks import output, raise_kernel_code, state3
 from . import _native_entry as N
-from ._native import Entry
+from ._native import Context, Entry
 from .algorithms import NO_FORCES, get_data, link_forces
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def rnea(
 
 
 _empty = np.empty
-_RNEA = Entry(N.rnea_n, N.rnea_f, globals(), "_RNEA")
+_RNEA = Entry(N.rnea_n, N.rnea_f, globals(), "_RNEA", Context)
 
 
 def _rnea(model, q, v, a, f_ext, data, out) -> np.ndarray:
