@@ -51,8 +51,18 @@ from .spatial import Transform
 
 #: an entry kernel's answer when its pool is used up
 POOL_FULL = FK.POOL_FULL
-#: results per pool (the placement tables of :func:`~sinews.forward_kinematics`: a quarter)
+#: results per pool (the placement tables of :func:`~sinews.forward_kinematics`: see
+#: :func:`placement_pool_size`)
 POOL = 64
+#: bytes of one pool of placement tables, at most (unless that is fewer than 4 tables)
+PLACEMENT_POOL_BYTES = 1 << 17
+
+
+def placement_pool_size(rows: int) -> int:
+    """Tables per pool of :func:`~sinews.forward_kinematics` results for ``rows`` placements:
+    as many as fit in :data:`PLACEMENT_POOL_BYTES` (a new pool, its allocation and its result
+    objects, is paid for by the calls it serves), between 4 and :data:`POOL`."""
+    return max(4, min(POOL, PLACEMENT_POOL_BYTES // (96 * max(rows, 1))))
 
 _F1 = _nt.Array(_nt.float64, 1, "C")
 _F2 = _nt.Array(_nt.float64, 2, "C")
@@ -167,7 +177,8 @@ class KinState:
             self.Tp = pool
             ib[FK.H_SLOT_T] = 0
         elif kind == "P":
-            pool = np.empty((POOL // 4 if make else 0, int(ib[FK.H_NROWS]), 12))
+            rows = int(ib[FK.H_NROWS])
+            pool = np.empty((placement_pool_size(rows) if make else 0, rows, 12))
             self.P = make(pool, self.nbodies, self.model) if make else []
             self.Pp = pool
             ib[FK.H_SLOT_FK] = 0
