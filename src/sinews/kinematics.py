@@ -25,6 +25,7 @@ Sources: Featherstone, RBDA chapters 2 and 4; RBDL ``CalcPointVelocity``,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -133,8 +134,13 @@ def _placements(table, nbodies, model):
 
 
 def _placements_pool(tables, nbodies, model):
-    """:func:`_placements` of every table of ``tables`` (K, rows, 12)."""
-    return [_placements(t, nbodies, model) for t in tables]
+    """:func:`_placements` of every table of ``tables`` (K, rows, 12), in one loop."""
+    out = list(map(_new, repeat(Placements, len(tables))))
+    for P, t in zip(out, tables):
+        P._table = t
+        P._nbodies = nbodies
+        P.model = model
+    return out
 
 
 def _transform(out):
