@@ -124,10 +124,10 @@ _CORE = {
     "misc": (_group_misc, 0.5, False),
     "rnea": (_group_rnea, 1.9, True),
     "aba": (_group_aba, 5.4, True),
-    "minverse": (_group_minverse, 5.8, True),
-    "crba": (_group_crba, 2.7, True),
-    "kinematics": (_group_kinematics, 8.0, True),
-    "kinematics_dt": (_group_kinematics_dt, 7.3, True),
+    "minverse": (_group_minverse, 7.5, True),
+    "crba": (_group_crba, 2.5, True),
+    "kinematics": (_group_kinematics, 6.5, True),
+    "kinematics_dt": (_group_kinematics_dt, 7.2, True),
 }
 #: the groups in the order this process runs them (the joint pass first, in "rnea")
 GROUPS = tuple(_CORE[name][0] for name in ("rnea", "aba", "minverse", "crba", "kinematics", "kinematics_dt", "misc"))
