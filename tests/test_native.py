@@ -327,3 +327,66 @@ def test_refused_and_failing_calls_print_nothing(capfd):
                 pass
     out, err = capfd.readouterr()
     assert err == ""
+
+
+_KIN = arm7()
+_KIN.add_frame("tip", _KIN.nbodies - 1)
+
+
+@given(
+    dtype=st.sampled_from([np.float64, np.float32, np.int64, ">f8"]),
+    step=st.sampled_from([1, 2]),
+    extra=st.integers(-1, 1),
+    ndim=st.sampled_from([1, 2]),
+    readonly=st.booleans(),
+    which=st.integers(0, 2),
+    nan=st.booleans(),
+    pickled=st.booleans(),
+)
+@settings(max_examples=60, deadline=None)
+def test_any_kinematics_argument_gives_what_the_checked_path_gives(dtype, step, extra, ndim, readonly, which, nan,
+                                                                   pickled):
+    """q, v and the point of the kinematics calls, and q of crba and minverse, of every kind: the
+    fast path (native entry points) gives exactly what the checked path (``data=``) gives, result
+    or error."""
+    import pickle
+
+    m = _KIN
+    rng = np.random.default_rng(7)
+    args = [rng.normal(size=m.nq), rng.normal(size=m.nv), np.array([0.1, -0.2, 0.3])]
+    x = args[which]
+    if nan:
+        x[-1] = np.nan
+    x = np.resize(x, len(x) + extra) if extra else x
+    x = np.repeat(x, step)[::step] if step > 1 else x
+    with np.errstate(invalid="ignore"):
+        x = x.astype(dtype)
+    if pickled:
+        x = pickle.loads(pickle.dumps(x))
+    if ndim == 2:
+        x = x[None, :]
+    if readonly:
+        x.flags.writeable = False
+    args[which] = x
+    q, v, point = args
+    calls = [
+        lambda d: sinews.forward_kinematics(m, q, d).R,
+        lambda d: sinews.frame_placement(m, q, "tip", d).p,
+        lambda d: sinews.point_jacobian(m, q, 3, point, d),
+        lambda d: sinews.frame_jacobian(m, q, "tip", "world", d),
+        lambda d: sinews.point_jacobian_time_variation(m, q, v, 3, point, d),
+        lambda d: sinews.frame_jacobian_time_variation(m, q, v, "tip", data=d),
+        lambda d: sinews.com_velocity(m, q, v, d),
+        lambda d: sinews.com_jacobian(m, q, d),
+        lambda d: sinews.crba(m, q, d),
+        lambda d: sinews.minverse(m, q, d),
+    ]
+    for call in calls:
+        try:
+            expect = call(m.data())
+        except (ValueError, KeyError) as exc:
+            with pytest.raises(type(exc)) as got:
+                call(None)
+            assert str(got.value) == str(exc)
+            continue
+        assert call(None).tobytes() == np.asarray(expect).tobytes()
