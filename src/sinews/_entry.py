@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import threading
 
-import numpy as np
 from numba import types
 
 from . import _kernels as K
@@ -62,15 +61,12 @@ def fast_args(model, data):
     """What the fast path needs from ``data`` (a workspace of ``model``): ``(cx, nv, (nv, nv))``
     with ``cx`` the context block of the entry points (:func:`sinews._native.context`, which
     also holds the arrays for the dispatcher fallback); ``None`` for a model without moving
-    joints (which takes the checked path).  ``buf``, the scratch of ``minverse``, is kept on
-    ``data``."""
+    joints (which takes the checked path).  The scratch of ``minverse`` is the one kept on
+    ``data`` (:func:`sinews._minv_kernels.data_buffer`)."""
     from . import _minv_kernels as MK
     from . import _native
 
     c = data.c
     if not c.nlinks:
         return None
-    buf = data.__dict__.get("_minv_buf")
-    if buf is None:
-        buf = data._minv_buf = np.empty(MK.buffer_size(c.nlinks, c.nv))
-    return _native.context(c.nq, c.nv, c.mi, c.mf, data.ws, buf), c.nv, (c.nv, c.nv)
+    return _native.context(c.nq, c.nv, c.mi, c.mf, data.ws, MK.data_buffer(data)), c.nv, (c.nv, c.nv)

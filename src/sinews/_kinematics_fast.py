@@ -48,8 +48,6 @@ from ._kinematics_common import _REF as REF
 from .algorithms import get_data
 from .spatial import Transform
 
-#: an entry kernel's answer when its pool is used up
-POOL_FULL = FK.POOL_FULL
 #: results per pool (the placement tables of :func:`~sinews.forward_kinematics`: see
 #: :func:`placement_pool_size`)
 POOL = 64

@@ -389,6 +389,15 @@ def buffer_size(nlinks: int, nv: int) -> int:
     return 18 * nv + 96 + nlinks
 
 
+def data_buffer(data) -> np.ndarray:
+    """The ``buf`` of :func:`minverse` kept on the workspace ``data`` (made on first use)."""
+    buf = data.__dict__.get("_minv_buf")
+    if buf is None:
+        c = data.c
+        buf = data._minv_buf = np.empty(buffer_size(c.nlinks, c.nv))
+    return buf
+
+
 # ----------------------------------------------------------------------------------------------
 # Entry kernel of the public fast path (see sinews._entry): compiled for one signature
 # (contiguous, writeable, aligned float64 arrays); any other argument type raises in Numba's

@@ -183,28 +183,28 @@ def is_f64(descr, t_f64):
 
 
 @njit(cache=True, forceinline=True)
-def is_vector(obj, t_ndarray, t_f64, n, flags):
+def _is_f64_array(obj, t_ndarray, t_f64, nd, flags):
     """Whether the object at address ``obj`` is a ``numpy.ndarray`` (type address ``t_ndarray``)
-    of dtype float64 (:func:`is_f64`, canonical dtype at ``t_f64``), of shape (n,), with the
-    ``flags`` bits set."""
+    of dtype float64 (:func:`is_f64`, canonical dtype at ``t_f64``) with ``nd`` dimensions and
+    the ``flags`` bits set."""
     return (
         load_i64(obj + OB_TYPE) == t_ndarray
         and is_f64(load_i64(obj + AR_DESCR), t_f64)
-        and load_i32(obj + AR_ND) == 1
+        and load_i32(obj + AR_ND) == nd
         and load_i32(obj + AR_FLAGS) & flags == flags
-        and load_i64(load_i64(obj + AR_DIMS)) == n
     )
 
 
 @njit(cache=True, forceinline=True)
+def is_vector(obj, t_ndarray, t_f64, n, flags):
+    """:func:`_is_f64_array` of shape (n,)."""
+    return _is_f64_array(obj, t_ndarray, t_f64, I1, flags) and load_i64(load_i64(obj + AR_DIMS)) == n
+
+
+@njit(cache=True, forceinline=True)
 def is_matrix(obj, t_ndarray, t_f64, n0, n1, flags):
-    """:func:`is_vector` for shape (n0, n1)."""
-    if not (
-        load_i64(obj + OB_TYPE) == t_ndarray
-        and is_f64(load_i64(obj + AR_DESCR), t_f64)
-        and load_i32(obj + AR_ND) == 2
-        and load_i32(obj + AR_FLAGS) & flags == flags
-    ):
+    """:func:`_is_f64_array` of shape (n0, n1)."""
+    if not _is_f64_array(obj, t_ndarray, t_f64, I2, flags):
         return False
     dims = load_i64(obj + AR_DIMS)
     return load_i64(dims) == n0 and load_i64(dims + 8) == n1

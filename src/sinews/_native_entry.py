@@ -147,21 +147,23 @@ def minverse_n(self, args, nargs):
 # calling convention.
 
 
-def rnea_f():
-    k = typed("rnea_x")
-    return lambda cx, q, v, a, tau: tau if k(q, v, a, tau, *cx.arrays[:3]) == 0 else cx
+def _fallback(name: str, module=None, narrays: int = 3):
+    """A factory of ``f(cx, *inputs, out)``: the entry kernel ``name`` dispatched on the inputs,
+    the output and the first ``narrays`` of ``cx.arrays``; ``out`` when it returned 0, else
+    ``cx``."""
+
+    def make():
+        kernel = typed(name, module)
+
+        def call(cx, *args):
+            return args[-1] if kernel(*args, *cx.arrays[:narrays]) == 0 else cx
+
+        return call
+
+    return make
 
 
-def aba_f():
-    k = typed("aba_x")
-    return lambda cx, q, v, tau, qdd: qdd if k(q, v, tau, qdd, *cx.arrays[:3]) == 0 else cx
-
-
-def crba_f():
-    k = typed("crba_x")
-    return lambda cx, q, M: M if k(q, M, *cx.arrays[:3]) == 0 else cx
-
-
-def minverse_f():
-    k = typed("minverse_x", MK)
-    return lambda cx, q, Minv: Minv if k(q, Minv, *cx.arrays) == 0 else cx
+rnea_f = _fallback("rnea_x")
+aba_f = _fallback("aba_x")
+crba_f = _fallback("crba_x")
+minverse_f = _fallback("minverse_x", MK, 4)

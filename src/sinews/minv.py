@@ -64,10 +64,7 @@ def _minverse(model, q, data) -> np.ndarray:
     Minv = np.empty((c.nv, c.nv))
     if not c.nlinks:
         return Minv
-    buf = d.__dict__.get("_minv_buf")
-    if buf is None:
-        buf = d._minv_buf = np.empty(MK.buffer_size(c.nlinks, c.nv))
-    code = MK.minverse(q, Minv, c.mi, c.mf, d.ws, buf)
+    code = MK.minverse(q, Minv, c.mi, c.mf, d.ws, MK.data_buffer(d))
     if code:
         if code < 0:
             raise_kernel_code(code, ("q",), model)
