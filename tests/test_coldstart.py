@@ -15,15 +15,42 @@ import textwrap
 import pytest
 
 
-def run_fresh(code: str) -> dict:
+def run_fresh(code: str, prelude: str = "") -> dict:
+    """Run ``prelude`` then ``code`` (dedented) in a fresh interpreter; the JSON of its last line."""
     proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", prelude + textwrap.dedent(code)], capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 HEAVY = ("numba", "scipy", "llvmlite")
+
+#: Prepended to a child script: ``signatures(own=True)``, the compiled signatures (sorted) of
+#: every Numba dispatcher in the sinews modules (with ``own``, only those of sinews functions),
+#: and ``bound(entries)``, which of the native entry points ``(module, global)`` are bound.
+PROBES = """
+import sys
+from numba.core.registry import CPUDispatcher
+
+
+def signatures(own=True):
+    found = {}
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith("sinews") or mod is None:
+            continue
+        for obj in list(vars(mod).values()):
+            if isinstance(obj, CPUDispatcher) and (not own or obj.py_func.__module__.startswith("sinews")):
+                key = obj.py_func.__module__ + "." + obj.py_func.__qualname__
+                found[key] = sorted(str(s) for s in obj.signatures)
+    return found
+
+
+def bound(entries):
+    from sinews import _native
+
+    return [name for mod, name in entries if not isinstance(vars(sys.modules["sinews." + mod])[name], _native.Entry)]
+"""
 
 
 def test_import_sinews_imports_neither_numba_nor_scipy():
@@ -114,28 +141,13 @@ def test_warmup_simulation_covers_the_default_steppers_kernels():
     path does not use), which costs seconds of compilation on a cold start."""
     out = run_fresh(
         """
-        import json, sys
+        import json
         import numpy as np
-        from numba.core.registry import CPUDispatcher
         from sinews._warmup import warmup_simulation
 
         warmup_simulation(processes=1)
-
-        def signatures():
-            found = {}
-            for name, mod in list(sys.modules.items()):
-                if not name.startswith("sinews") or mod is None:
-                    continue
-                for obj in list(vars(mod).values()):
-                    if isinstance(obj, CPUDispatcher):
-                        key = obj.py_func.__module__ + "." + obj.py_func.__qualname__
-                        found[key] = {str(s) for s in obj.signatures}
-            return found
-
-        before = signatures()
-        from sinews import _native
-        bound = [name for mod, name in (("aba", "_ABA"), ("crba", "_CRBA"), ("minv", "_MINV"))
-                 if not isinstance(vars(sys.modules["sinews." + mod])[name], _native.Entry)]
+        before = signatures(own=False)
+        bound = bound((("aba", "_ABA"), ("crba", "_CRBA"), ("minv", "_MINV")))
         import sinews
         from sinews.geometry import Box, Sphere
         from sinews.sample_models import quadruped12
@@ -150,11 +162,12 @@ def test_warmup_simulation_covers_the_default_steppers_kernels():
             scene.add_geometry(b, Sphere(0.02))
         q = place_on_ground(scene, sinews.neutral(m), clearance=-1e-3)
         res = simulate(scene, q, np.zeros(m.nv), 2e-3, 1e-3, progress=False)
-        after = signatures()
-        grew = sorted(k for k in after if after[k] - before.get(k, set()))
+        after = signatures(own=False)
+        grew = sorted(k for k in after if set(after[k]) - set(before.get(k, ())))
         print(json.dumps({"grew": grew, "contacts": int(res.num_contacts.max()), "entries_bound": bound,
                           "warm": sorted(k for k in before if before[k])}))
-        """
+        """,
+        PROBES,
     )
     assert out["contacts"] > 0  # the contact path ran
     for kernel in ("sinews._joint_pass.joint_pass", "sinews.contact._fc3d_pgs.pgs_kernel",
@@ -173,27 +186,12 @@ def test_warmup_compiles_each_core_kernel_once_without_literal_specialisations()
     (pass ``np.int64(2)``)."""
     out = run_fresh(
         """
-        import json, sys
-        from numba.core.registry import CPUDispatcher
+        import json
         import sinews
 
         sinews.warmup(processes=1)
-
-        def signatures():
-            found = {}
-            for name, mod in list(sys.modules.items()):
-                if not name.startswith("sinews") or mod is None:
-                    continue
-                for obj in list(vars(mod).values()):
-                    if isinstance(obj, CPUDispatcher) and obj.py_func.__module__.startswith("sinews"):
-                        key = obj.py_func.__module__ + "." + obj.py_func.__qualname__
-                        found[key] = sorted(str(s) for s in obj.signatures)
-            return found
-
         found = signatures()
-        from sinews import _native
-        bound = [name for mod, name in (("rnea", "_RNEA"), ("aba", "_ABA"), ("crba", "_CRBA"), ("minv", "_MINV"))
-                 if not isinstance(vars(sys.modules["sinews." + mod])[name], _native.Entry)]
+        bound = bound((("rnea", "_RNEA"), ("aba", "_ABA"), ("crba", "_CRBA"), ("minv", "_MINV")))
         # a program's own calls after the warm-up: a new model (its first call takes the checked
         # path), then the fast path's entry kernels, for every core algorithm
         import numpy as np
@@ -218,7 +216,8 @@ def test_warmup_compiles_each_core_kernel_once_without_literal_specialisations()
         after = signatures()
         grew = sorted(k for k in after if set(after[k]) - set(found.get(k, ())))
         print(json.dumps({"found": found, "grew": grew, "bound": bound}))
-        """
+        """,
+        PROBES,
     )
     found = out["found"]
     assert len(found) > 20  # the core kernels were reached
