@@ -100,8 +100,28 @@ def test_reference_counts_stay_balanced():
     assert sys.getrefcount(tau) == 2  # the name and getrefcount's argument: nothing leaked
 
 
-@given(
-    dtype=st.sampled_from([np.float64, np.float32, np.int64, np.complex128, ">f8"]),
+def _of_kind(x, dtype, step, extra, ndim, readonly, nan, pickled=False):
+    """The vector ``x`` made into one kind of argument: a NaN last, one value more or fewer,
+    strided, another dtype, unpickled, 2-D, read-only."""
+    import pickle
+
+    if nan:
+        x[-1] = np.nan
+    x = np.resize(x, len(x) + extra) if extra else x
+    x = np.repeat(x, step)[::step] if step > 1 else x
+    with np.errstate(invalid="ignore"):  # NaN to int64
+        x = x.astype(dtype)
+    if pickled:
+        x = pickle.loads(pickle.dumps(x))
+    if ndim == 2:
+        x = x[None, :]
+    if readonly:
+        x.flags.writeable = False
+    return x
+
+
+#: the argument kinds of the Hypothesis tests (with ``dtype``)
+_KINDS = dict(
     step=st.sampled_from([1, 2]),
     extra=st.integers(-1, 1),
     ndim=st.sampled_from([1, 2]),
@@ -109,23 +129,14 @@ def test_reference_counts_stay_balanced():
     which=st.integers(0, 2),
     nan=st.booleans(),
 )
+
+
+@given(dtype=st.sampled_from([np.float64, np.float32, np.int64, np.complex128, ">f8"]), **_KINDS)
 @settings(max_examples=60, deadline=None)
 def test_any_argument_gives_what_the_checked_path_gives(dtype, step, extra, ndim, readonly, which, nan):
     m, q, v, a = _STATE
     args = [q.copy(), v.copy(), a.copy()]
-    x = args[which]
-    if nan:
-        x[-1] = np.nan
-    n = len(x) + extra
-    x = np.resize(x, n) if extra else x
-    x = np.repeat(x, step)[::step] if step > 1 else x
-    with np.errstate(invalid="ignore"):  # NaN to int64
-        x = x.astype(dtype)
-    if ndim == 2:
-        x = x[None, :]
-    if readonly:
-        x.flags.writeable = False
-    args[which] = x
+    args[which] = _of_kind(args[which], dtype, step, extra, ndim, readonly, nan)
     try:
         expect = rnea_mod._rnea(m, *args, None, None, None)
     except ValueError as exc:
@@ -333,41 +344,17 @@ _KIN = arm7()
 _KIN.add_frame("tip", _KIN.nbodies - 1)
 
 
-@given(
-    dtype=st.sampled_from([np.float64, np.float32, np.int64, ">f8"]),
-    step=st.sampled_from([1, 2]),
-    extra=st.integers(-1, 1),
-    ndim=st.sampled_from([1, 2]),
-    readonly=st.booleans(),
-    which=st.integers(0, 2),
-    nan=st.booleans(),
-    pickled=st.booleans(),
-)
+@given(dtype=st.sampled_from([np.float64, np.float32, np.int64, ">f8"]), pickled=st.booleans(), **_KINDS)
 @settings(max_examples=60, deadline=None)
 def test_any_kinematics_argument_gives_what_the_checked_path_gives(dtype, step, extra, ndim, readonly, which, nan,
                                                                    pickled):
     """q, v and the point of the kinematics calls, and q of crba and minverse, of every kind: the
     fast path (native entry points) gives exactly what the checked path (``data=``) gives, result
     or error."""
-    import pickle
-
     m = _KIN
     rng = np.random.default_rng(7)
     args = [rng.normal(size=m.nq), rng.normal(size=m.nv), np.array([0.1, -0.2, 0.3])]
-    x = args[which]
-    if nan:
-        x[-1] = np.nan
-    x = np.resize(x, len(x) + extra) if extra else x
-    x = np.repeat(x, step)[::step] if step > 1 else x
-    with np.errstate(invalid="ignore"):
-        x = x.astype(dtype)
-    if pickled:
-        x = pickle.loads(pickle.dumps(x))
-    if ndim == 2:
-        x = x[None, :]
-    if readonly:
-        x.flags.writeable = False
-    args[which] = x
+    args[which] = _of_kind(args[which], dtype, step, extra, ndim, readonly, nan, pickled)
     q, v, point = args
     calls = [
         lambda d: sinews.forward_kinematics(m, q, d).R,
