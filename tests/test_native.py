@@ -377,3 +377,68 @@ def test_any_kinematics_argument_gives_what_the_checked_path_gives(dtype, step, 
             assert str(got.value) == str(exc)
             continue
         assert call(None).tobytes() == np.asarray(expect).tobytes()
+
+
+def _public_calls(m, q, v, a, p):
+    """Every public call with a native entry point (15 calls over the 13 entry points)."""
+    return [lambda: sinews.rnea(m, q, v, a), lambda: sinews.aba(m, q, v, a), lambda: sinews.crba(m, q),
+            lambda: sinews.minverse(m, q), lambda: sinews.forward_kinematics(m, q),
+            lambda: sinews.body_placement(m, q, 3), lambda: sinews.frame_placement(m, q, "tip"),
+            lambda: sinews.point_jacobian(m, q, 3, p), lambda: sinews.body_jacobian(m, q, 3, "world"),
+            lambda: sinews.frame_jacobian(m, q, "tip"), lambda: sinews.frame_jacobian_time_variation(m, q, v, "tip"),
+            lambda: sinews.point_jacobian_time_variation(m, q, v, 3, p), lambda: sinews.center_of_mass(m, q),
+            lambda: sinews.com_velocity(m, q, v), lambda: sinews.com_jacobian(m, q)]
+
+
+@pytest.mark.skipif(not NATIVE, reason="the native layer is not available on this interpreter")
+def test_every_entry_point_runs_its_kernel_natively(monkeypatch):
+    """With the checked paths replaced by a failure, every public call (its pools used up and
+    refilled) still gives its result: each entry point's C function called its kernel by
+    address, none refused."""
+    m = arm7()
+    m.add_frame("tip", m.nbodies - 1)
+    rng = np.random.default_rng(1)
+    q, v, a = rng.normal(size=(3, m.nv))
+    p = np.array([0.1, -0.2, 0.05])
+    calls = _public_calls(m, q, v, a, p)
+    expected = [np.copy(getattr(c(), "p", c())) for c in calls]  # binds the fast paths
+
+    def checked(*args, **kwargs):
+        raise AssertionError("the checked path was taken")
+
+    kin = __import__("sinews.kinematics", fromlist=["x"])
+    com = __import__("sinews._kinematics_com", fromlist=["x"])
+    for mod, name in ((rnea_mod, "_rnea"), (aba_mod, "_aba"), (crba_mod, "_crba"), (minv_mod, "_minverse"),
+                      (kin, "checked_data"), (com, "checked_data")):
+        monkeypatch.setattr(mod, name, checked)
+    for _ in range(70):  # more than a pool of results
+        for c, want in zip(calls, expected):
+            r = c()
+            assert np.array_equal(getattr(r, "p", r), want)
+
+
+@pytest.mark.skipif(not NATIVE, reason="the native layer is not available on this interpreter")
+def test_a_kernel_slot_of_another_signature_is_refused():
+    """An entry point calls its kernel only when the slot's key is that of the kernel and the
+    argument types it was compiled with: another key (a slot filled for another signature) is a
+    refused call, which the checked path then serves."""
+    from sinews._native_entry import STATE_ARGS
+    from sinews._rnea_kernels import rnea as rnea_kernel
+
+    m, q, v, a = _model()
+    f = rnea_mod._RNEA
+    slots = f.__self__
+    assert slots[2] == _native.kernel_address(rnea_kernel, STATE_ARGS)  # ([type, op, address, key])
+    assert slots[3] == _native.kernel_key(rnea_kernel, STATE_ARGS) != 0
+    cx = m._tls.fast[0]
+    tau = np.empty(m.nv)
+    assert f(cx, q, v, a, tau) is tau
+    want = tau.copy()
+    key = slots[3]
+    slots[3] = key ^ 4
+    try:
+        assert f(cx, q, v, a, np.empty(m.nv)) is cx
+        assert np.array_equal(sinews.rnea(m, q, v, a), want)
+    finally:
+        slots[3] = key
+    assert f(cx, q, v, a, tau) is tau

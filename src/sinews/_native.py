@@ -13,8 +13,10 @@ for the fast paths of the public algorithms:
   subclass), the canonical float64 dtype object, the number of dimensions, the shape, and the
   C-contiguous and aligned flags (writeable too, for an output).  Anything else is *refused*,
   never converted;
-* it views the arrays' memory (``numba.carray``) and calls the same entry kernel as the
-  dispatcher path (``sinews._entry``), so results are bit-identical;
+* it views the arrays' memory (``numba.carray``) and calls the kernels the dispatcher path
+  (``sinews._entry``) runs, so results are bit-identical.  It calls the big ones through the
+  address of their compiled code (:func:`call_kernel`), so that it links none of their code and
+  costs little to compile;
 * it returns the output array (a new reference) when the kernel succeeded, and otherwise the
   context block it was given: the Python wrapper then takes the checked path, which converts
   what it may or raises the named error.  The native code never raises and never converts.
@@ -35,6 +37,7 @@ entry point is the dispatcher path with the same calling convention (:class:`Ent
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import pickle
 import sys
@@ -45,11 +48,12 @@ import warnings
 import numpy as np
 from llvmlite import ir
 from numba import carray, types
+from numba.core import cgutils
 from numba.core.extending import intrinsic
 
 from ._jit import cfunc, njit
 
-__all__ = ["available", "context", "Context", "Entry", "SIGNATURE"]
+__all__ = ["available", "call_kernel", "calls", "context", "Context", "Entry", "SIGNATURE"]
 
 #: every entry point's C signature: ``intptr_t f(intptr_t self, intptr_t *args, intptr_t nargs)``
 #: (object pointers as integers: the same registers as CPython's fastcall functions)
@@ -118,6 +122,85 @@ def i64_ptr(typingctx, addr):
         return builder.inttoptr(args[0], ir.IntType(64).as_pointer())
 
     return types.CPointer(types.int64)(types.intp), codegen
+
+
+# ----------------------------------------------------------------------------------------------
+# Kernels called by address
+#
+# A C function that called a kernel directly would link the kernel's code into its own, and
+# LLVM would optimise and compile all of it again (1-3 s for ``aba`` with the joint pass, on a
+# cold cache).  The entry points call their kernels through the address of the kernel's compiled
+# code instead, which the Python side puts in the entry point's ``self`` array when it builds
+# the entry point (:class:`Entry`): addresses change from process to process, so none is
+# compiled into the cached machine code.  Next to each address is the key of the kernel and
+# signature it was taken for (:func:`kernel_key`); the C function compares it with the key of
+# the call it was compiled with before it calls, so a slot filled for another signature (or not
+# yet filled) is a refused call, never a call with the wrong arguments.
+
+
+def kernel_key(dispatcher, argtypes) -> int:
+    """The key of ``dispatcher`` compiled for the argument types ``argtypes``: a non-zero 62-bit
+    digest of the kernel's qualified name and the types."""
+    f = dispatcher.py_func
+    text = f"{f.__module__}.{f.__qualname__}{tuple(argtypes)!r}"
+    return (int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little") >> 2) | 1
+
+
+def kernel_address(dispatcher, argtypes) -> int:
+    """The address of ``dispatcher``'s machine code for ``argtypes`` (compiled, or loaded from
+    the cache, if it is not yet).  The code lives as long as the dispatcher."""
+    sig = tuple(argtypes)
+    if sig not in dispatcher.overloads:
+        dispatcher.compile(sig)
+    cres = dispatcher.overloads[sig]
+    return cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+
+
+def calls(*kernels):
+    """Declares the kernels a C function body calls by address (:func:`call_kernel`): pairs
+    ``(dispatcher, argument types)``, in slot order."""
+
+    def declare(body):
+        body.kernels = kernels
+        return body
+
+    return declare
+
+
+@intrinsic
+def call_kernel(typingctx, kernel, slot, args):
+    """``(ok, result)`` of the kernel ``kernel`` (a dispatcher) called with the tuple ``args``
+    through the address in the kernel slot at address ``slot`` (``[address, key]``: see
+    :func:`kernel_slot`).  ``ok`` is False, and nothing is called, when the slot's key is not
+    ``kernel_key(kernel, types of args)``; it is False too when the kernel raised.  Typing the
+    call compiles the kernel for these types (as a direct call would) but links none of its
+    code."""
+    if not isinstance(kernel, types.Dispatcher) or not isinstance(args, types.BaseTuple):
+        return None
+    argtypes = tuple(args.types)
+    sig = kernel.get_call_type(typingctx, argtypes, {})
+    if sig is None:
+        return None
+    restype = sig.return_type
+    key = kernel_key(kernel.dispatcher, argtypes)
+    rettype = types.Tuple((types.boolean, restype))
+
+    def codegen(context, builder, signature, llargs):
+        i64 = ir.IntType(64)
+        cc = context.call_conv
+        p = builder.inttoptr(llargs[1], i64.as_pointer())
+        ok = cgutils.alloca_once_value(builder, cgutils.false_bit)
+        res = cgutils.alloca_once_value(builder, context.get_constant_null(restype))
+        with builder.if_then(builder.icmp_unsigned("==", builder.load(builder.gep(p, [ir.Constant(i64, 1)])),
+                                                   ir.Constant(i64, key))):
+            fn = builder.inttoptr(builder.load(p), cc.get_function_type(restype, argtypes).as_pointer())
+            status, value = cc.call_function(builder, fn, restype, argtypes, cgutils.unpack_tuple(builder, llargs[2]))
+            builder.store(status.is_ok, ok)
+            with builder.if_then(status.is_ok):
+                builder.store(value, res)
+        return context.make_tuple(builder, rettype, [builder.load(ok), builder.load(res)])
+
+    return rettype(kernel, slot, args), codegen
 
 
 # ----------------------------------------------------------------------------------------------
@@ -281,8 +364,8 @@ def new_ref(obj):
 @njit(cache=True, forceinline=True)
 def called_with(self, args, nargs):
     """Whether ``args[0]`` is of the type this entry point expects (its context block or its
-    state's buffer): ``self`` is the entry point's int64 array ``[address of that type, op]``
-    (:class:`Entry`).  Every entry point checks this first, before it reads ``args[0]``."""
+    state's buffer): ``self`` is the entry point's int64 array ``[address of that type, op,
+    kernel slots...]`` (:class:`Entry`).  Every entry point checks this first, before it reads ``args[0]``."""
     return nargs >= 1 and load_i64(args[0] + OB_TYPE) == load_i64(load_i64(self + AR_DATA))
 
 
@@ -290,6 +373,13 @@ def called_with(self, args, nargs):
 def op_of(self):
     """The op code of the entry point whose ``self`` is at address ``self``."""
     return load_i64(load_i64(self + AR_DATA) + 8)
+
+
+@njit(cache=True, forceinline=True)
+def kernel_slot(self, j):
+    """The address of kernel slot ``j`` (``[address, key]``, :func:`call_kernel`) of the entry
+    point whose ``self`` is at address ``self``."""
+    return load_i64(self + AR_DATA) + 16 + 16 * j
 
 
 @njit(cache=True, forceinline=True)
@@ -482,14 +572,25 @@ class Entry:
     :data:`SIGNATURE` once per process, however many entry points share it) when
     :func:`available`, and otherwise ``fallback()`` (a Python function with the same calling
     convention over the dispatcher path); it rebinds the global ``binding`` of ``namespace`` to
-    it and runs it.  The built-in function's ``self`` is the int64 array ``[id(expects), op]``:
-    the type its first argument must have (:func:`called_with`) and an op code for C functions
-    that serve several entry points (:func:`op_of`)."""
+    it and runs it.  The built-in function's ``self`` is the int64 array ``[id(expects), op,
+    kernel slots...]``: the type its first argument must have (:func:`called_with`), an op code
+    for C functions that serve several entry points (:func:`op_of`), then one kernel slot
+    ``[address, key]`` per kernel that ``native`` calls by address (its ``kernels``, declared
+    with :func:`calls`), filled when the built-in function is made."""
 
     def __init__(self, native, fallback, namespace: dict, binding: str, expects: type, op: int = 0):
         self.native, self.fallback, self.namespace, self.binding = native, fallback, namespace, binding
-        self.self_object = np.array([id(expects), op], dtype=np.int64)
+        self.kernels = getattr(native, "kernels", ())
+        self.self_object = np.zeros(2 + 2 * len(self.kernels), dtype=np.int64)
+        self.self_object[:2] = id(expects), op
         self.expects = expects  # (kept alive: its address is in self_object)
+
+    def fill_slots(self) -> None:
+        """Put the address and key of each kernel ``native`` calls by address in its slot
+        (compiling the kernel, or loading it from the cache, if it is not yet)."""
+        for j, (kernel, argtypes) in enumerate(self.kernels):
+            self.self_object[2 + 2 * j] = kernel_address(kernel, argtypes)
+            self.self_object[3 + 2 * j] = kernel_key(kernel, argtypes)
 
     def __call__(self, *args):
         with _lock_entries:
@@ -501,6 +602,7 @@ class Entry:
                         c = _COMPILED.get(self.native)
                         if c is None:
                             c = _COMPILED[self.native] = cfunc(SIGNATURE, cache=True)(self.native)
+                        self.fill_slots()
                         f = builtin("sinews_" + self.binding.strip("_").lower(), c.address, self.self_object)
                     except Exception as exc:  # never expected: the dispatcher path, said once
                         warnings.warn(f"sinews: native entry point {self.native.__name__} not built ({exc!r:.200}); "
