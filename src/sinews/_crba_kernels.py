@@ -15,15 +15,18 @@ from ._layout import (
     MF_IO,
     MF_MASS,
     MF_STRIDE,
+    MI_AXIS,
     MI_IV,
     MI_NV,
     MI_PARENT,
+    MI_TYPE,
     WS_F,
     WS_OP,
     WS_OR,
     WS_STRIDE,
 )
 from ._checks import NOT_FINITE
+from .joints import JT_REVOLUTE
 from ._joint_pass import BAD_SHAPE, _cross, _dims, _rot_sym, check_q, joint_pass
 
 # ----------------------------------------------------------------------------------------------
@@ -96,6 +99,23 @@ def _world_S(mi, ws, k, s_off, out, o_off):
     P1 = ws[w + WS_OP + 1]
     P2 = ws[w + WS_OP + 2]
     iv = mi[k, MI_IV]
+    ac = mi[k, MI_AXIS]
+    if mi[k, MI_TYPE] == JT_REVOLUTE and 1 <= ac <= 3:
+        # S = [e_axis; 0] in link axes: [column of oR; op x that column] (the general sums below
+        # with the zero terms left out)
+        c = w + WS_OR + ac - 1
+        w0 = ws[c]
+        w1 = ws[c + 3]
+        w2 = ws[c + 6]
+        c0, c1, c2 = _cross(P0, P1, P2, w0, w1, w2)
+        o = o_off + 6 * iv
+        out[o] = w0
+        out[o + 1] = w1
+        out[o + 2] = w2
+        out[o + 3] = c0
+        out[o + 4] = c1
+        out[o + 5] = c2
+        return
     for i in range(mi[k, MI_NV]):
         so = s_off + 6 * (iv + i)
         sw0 = ws[so]
