@@ -128,8 +128,8 @@ def i64_ptr(typingctx, addr):
 # Kernels called by address
 #
 # A C function that called a kernel directly would link the kernel's code into its own, and
-# LLVM would optimise and compile all of it again (1-3 s for ``aba`` with the joint pass, on a
-# cold cache).  The entry points call their kernels through the address of the kernel's compiled
+# LLVM would optimise and compile all of it again (about 1.4 s for ``aba`` with the joint pass,
+# on a cold cache).  The entry points call their kernels through the address of the kernel's compiled
 # code instead, which the Python side puts in the entry point's ``self`` array when it builds
 # the entry point (:class:`Entry`): addresses change from process to process, so none is
 # compiled into the cached machine code.  Next to each address is the key of the kernel and
@@ -172,9 +172,9 @@ def call_kernel(typingctx, kernel, slot, args):
     """``(ok, result)`` of the kernel ``kernel`` (a dispatcher) called with the tuple ``args``
     through the address in the kernel slot at address ``slot`` (``[address, key]``: see
     :func:`kernel_slot`).  ``ok`` is False, and nothing is called, when the slot's key is not
-    ``kernel_key(kernel, types of args)``; it is False too when the kernel raised.  Typing the
-    call compiles the kernel for these types (as a direct call would) but links none of its
-    code."""
+    ``kernel_key(kernel, types of args)``; it is False too when the kernel raised (the caller
+    then refuses the call, and the checked path raises the error in Python).  Typing the call
+    compiles the kernel for these types (as a direct call would) but links none of its code."""
     if not isinstance(kernel, types.Dispatcher) or not isinstance(args, types.BaseTuple):
         return None
     argtypes = tuple(args.types)
@@ -365,7 +365,8 @@ def new_ref(obj):
 def called_with(self, args, nargs):
     """Whether ``args[0]`` is of the type this entry point expects (its context block or its
     state's buffer): ``self`` is the entry point's int64 array ``[address of that type, op,
-    kernel slots...]`` (:class:`Entry`).  Every entry point checks this first, before it reads ``args[0]``."""
+    kernel slots...]`` (:class:`Entry`).  Every entry point checks this first, before it reads
+    ``args[0]``."""
     return nargs >= 1 and load_i64(args[0] + OB_TYPE) == load_i64(load_i64(self + AR_DATA))
 
 
