@@ -69,6 +69,22 @@ def _update(a, un, u1, u2, r, mu, sn, wtn1, wtn2, st):
             max(abs(rn), abs(r1), abs(r2)))
 
 
+@njit(inline="always", cache=True)
+def _row_terms(W, i, j, r0, r1, r2, s, t):
+    """``s`` plus the products ``W[i, j + c] r_c`` (c = 0, 1, 2) and ``t`` plus their magnitudes,
+    each added in column order."""
+    p0 = W[i, j] * r0
+    p1 = W[i, j + 1] * r1
+    p2 = W[i, j + 2] * r2
+    s += p0
+    s += p1
+    s += p2
+    t += abs(p0)
+    t += abs(p1)
+    t += abs(p2)
+    return s, t
+
+
 @njit(cache=True, nogil=True, fastmath=_EXACT)
 def _block_u_bound(W, q, r, u, b, nb, nbr, bound):
     """``u = W r + q`` over the nonzero blocks (``nbr``, increasing: column order), and with
@@ -89,33 +105,9 @@ def _block_u_bound(W, q, r, u, b, nb, nbr, bound):
                 r0 = r[j]
                 r1 = r[j + 1]
                 r2 = r[j + 2]
-                p0 = W[i, j] * r0
-                p1 = W[i, j + 1] * r1
-                p2 = W[i, j + 2] * r2
-                s0 += p0
-                s0 += p1
-                s0 += p2
-                t0 += abs(p0)
-                t0 += abs(p1)
-                t0 += abs(p2)
-                p0 = W[i + 1, j] * r0
-                p1 = W[i + 1, j + 1] * r1
-                p2 = W[i + 1, j + 2] * r2
-                s1 += p0
-                s1 += p1
-                s1 += p2
-                t1 += abs(p0)
-                t1 += abs(p1)
-                t1 += abs(p2)
-                p0 = W[i + 2, j] * r0
-                p1 = W[i + 2, j + 1] * r1
-                p2 = W[i + 2, j + 2] * r2
-                s2 += p0
-                s2 += p1
-                s2 += p2
-                t2 += abs(p0)
-                t2 += abs(p1)
-                t2 += abs(p2)
+                s0, t0 = _row_terms(W, i, j, r0, r1, r2, s0, t0)
+                s1, t1 = _row_terms(W, i + 1, j, r0, r1, r2, s1, t1)
+                s2, t2 = _row_terms(W, i + 2, j, r0, r1, r2, s2, t2)
             b[i] = t0
             b[i + 1] = t1
             b[i + 2] = t2
