@@ -58,3 +58,21 @@ def test_the_cases_include_a_free_flyer_root_with_a_second_tree_and_deeper_free_
             seen.add("a root free-flyer with children")
     assert seen == {"root free-flyer and a second tree", "a free-flyer that is not link 0",
                     "a root free-flyer with children"}
+
+
+minv_mod = __import__("sinews.minv", fromlist=["_minverse"])
+
+
+@pytest.mark.parametrize("name, m", list(_trees()), ids=lambda x: x if isinstance(x, str) else "")
+def test_minverse_with_free_flyers_inverts_m(name, m):
+    """``minverse`` takes the same shortcut for a free-flyer root (the products of its motion
+    subspace with a descendant's ``U = IA S`` in its own axes): ``M^-1 M = 1`` with ``M`` from
+    RNEA columns, fast path = checked path."""
+    rng = np.random.default_rng(11)
+    q = sinews.random_configuration(m, rng, -1.0, 1.0)
+    M = _m_from_rnea(m, q)
+    sinews.minverse(m, q)
+    fast = sinews.minverse(m, q)
+    assert np.array_equal(fast, minv_mod._minverse(m, q, None))
+    assert np.allclose(fast @ M, np.eye(m.nv), rtol=0.0, atol=1e-8 * np.linalg.cond(M)), name
+    assert np.array_equal(fast, fast.T)

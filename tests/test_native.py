@@ -442,3 +442,23 @@ def test_a_kernel_slot_of_another_signature_is_refused():
     finally:
         slots[3] = key
     assert f(cx, q, v, a, tau) is tau
+
+
+def test_crba_and_minverse_results_from_the_pool_are_never_reused():
+    """The fast paths of crba and minverse hand out views prepared in a pool (one block per
+    refill): over more calls than a block holds, every result keeps its own values and memory."""
+    m = arm7()
+    rng = np.random.default_rng(5)
+    qs = rng.normal(size=(150, m.nq))
+    count = sinews.crba(m, qs[0]) is not None and m._tls.fast[2].count
+    assert len(qs) > 2 * count
+    for f, checked in ((sinews.crba, lambda q: crba_mod._crba(m, q, None)),
+                       (sinews.minverse, lambda q: minv_mod._minverse(m, q, None))):
+        got = [f(m, q) for q in qs]
+        for i, (q, r) in enumerate(zip(qs, got)):
+            assert np.array_equal(r, checked(q))
+            assert r.shape == (m.nv, m.nv) and r.flags.writeable and r.flags.c_contiguous
+            if i:
+                assert not np.shares_memory(r, got[i - 1])
+        got[0][:] = 0.0  # a result is the caller's to change
+        assert np.array_equal(got[1], checked(qs[1]))

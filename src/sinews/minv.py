@@ -43,8 +43,8 @@ def minverse(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray
     :mod:`sinews._minv_kernels`)."""
     if data is None:  # the fast path (sinews._entry): this thread's workspace and scratch
         try:
-            cx, _, shape = model._tls.fast
-            Minv = _empty(shape)
+            cx, _, results = model._tls.fast
+            Minv = results.pop() if results else results.new()
             if _MINV(cx, q, Minv) is Minv:
                 return Minv
         except Exception:
@@ -52,7 +52,6 @@ def minverse(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray
     return _minverse(model, q, data)
 
 
-_empty = np.empty
 _MINV = Entry(N.minverse_n, N.minverse_f, globals(), "_MINV", Context)
 
 
