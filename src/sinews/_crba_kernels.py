@@ -138,29 +138,22 @@ def _world_S(mi, ws, k, s_off, out, o_off):
 
 
 @njit(cache=True, forceinline=True)
-def _free_flyer_entries(M, ws, l, ivp, col, fn0, fn1, fn2, ff0, ff1, ff2):
-    """The six entries ``M[ivp + j, col] = S_j . F`` (and their symmetric copies) of a free-flyer
-    link ``l``, whose motion subspace is the identity in link axes: the products with the world
-    force ``F = (fn, ff)`` (about the world origin) are ``F`` in link axes about the link's
-    origin, ``(oR^T (fn - op x ff), oR^T ff)``: 30 flops instead of six 6-vector products."""
+def _in_link_axes(ws, l, n0, n1, n2, f0, f1, f2, out, o):
+    """The world force ``(n, f)`` (about the world origin) in link ``l``'s axes about its origin,
+    ``(oR^T (n - op x f), oR^T f)``, into ``out[o:o + 6]``: its products with the six columns of
+    a free-flyer's motion subspace (the identity in link axes), 30 flops instead of six
+    6-vector products (the CRBA's and ``M^-1``'s free-flyer root)."""
     w = l * WS_STRIDE
-    P0 = ws[w + WS_OP]
-    P1 = ws[w + WS_OP + 1]
-    P2 = ws[w + WS_OP + 2]
-    c0, c1, c2 = _cross(P0, P1, P2, ff0, ff1, ff2)
-    n0 = fn0 - c0
-    n1 = fn1 - c1
-    n2 = fn2 - c2
+    c0, c1, c2 = _cross(ws[w + WS_OP], ws[w + WS_OP + 1], ws[w + WS_OP + 2], f0, f1, f2)
+    m0 = n0 - c0
+    m1 = n1 - c1
+    m2 = n2 - c2
     for a in range(3):
         r0 = ws[w + WS_OR + a]  # column a of oR
         r1 = ws[w + WS_OR + 3 + a]
         r2 = ws[w + WS_OR + 6 + a]
-        vn = r0 * n0 + r1 * n1 + r2 * n2
-        vf = r0 * ff0 + r1 * ff1 + r2 * ff2
-        M[ivp + a, col] = vn
-        M[col, ivp + a] = vn
-        M[ivp + 3 + a, col] = vf
-        M[col, ivp + 3 + a] = vf
+        out[o + a] = r0 * m0 + r1 * m1 + r2 * m2
+        out[o + 3 + a] = r0 * f0 + r1 * f1 + r2 * f2
 
 
 # ----------------------------------------------------------------------------------------------
@@ -219,7 +212,7 @@ def crba_core(M, mi, mf, ws):
         _world_S(mi, ws, k, s_off, ws, s0_off)
     # children before parents: Ic_k is complete when k is reached; its columns, then Ic_k into
     # the parent's.  When link 0 is a free-flyer, its entries in the columns of its descendants
-    # are F in its own axes (_free_flyer_entries): their walk up the ancestors stops before it
+    # are F in its own axes (_in_link_axes): their walk up the ancestors stops before it
     # (the walk of a link in another tree ends at its own root, parent -1, as without one)
     stop = np.int64(0) if mi[0, MI_TYPE] == JT_FREEFLYER else np.int64(-1)
     for k in range(nl - 1, -1, -1):
@@ -277,7 +270,9 @@ def crba_core(M, mi, mf, ws):
                     M[col, ivp + jj] = val
                 l = mi[l, MI_PARENT]
             if l == 0:  # (a free-flyer root: stop is 0)
-                _free_flyer_entries(M, ws, 0, 0, col, fn0, fn1, fn2, ff0, ff1, ff2)
+                _in_link_axes(ws, 0, fn0, fn1, fn2, ff0, ff1, ff2, M[col], 0)  # row col, dofs 0-5
+                for a in range(6):
+                    M[a, col] = M[col, a]
         par = mi[k, MI_PARENT]
         if par >= 0:
             wp = par * WS_STRIDE

@@ -28,7 +28,7 @@ import numpy as np
 from ._jit import njit
 
 from ._checks import NOT_FINITE
-from ._crba_kernels import _world_S, _world_inertia, not_finite_bits
+from ._crba_kernels import _in_link_axes, _world_S, _world_inertia, not_finite_bits
 from ._joint_pass import BAD_SHAPE, _dims, check_q, joint_pass
 from .joints import JT_FREEFLYER
 from ._layout import (
@@ -41,8 +41,6 @@ from ._layout import (
     MI_TYPE,
     WS_DINV,
     WS_IA,
-    WS_OP,
-    WS_OR,
     WS_STRIDE,
 )
 
@@ -65,27 +63,6 @@ def minverse(q, Minv, mi, mf, ws, buf):
         return code
     joint_pass(q, q, mi, mf, ws, np.int64(2))
     return minverse_core(Minv, mi, mf, ws, buf)
-
-
-@njit(cache=True, forceinline=True)
-def _in_link_axes(ws, l, n0, n1, n2, f0, f1, f2, out, o):
-    """The world force ``(n, f)`` (about the world origin) in link ``l``'s axes about its origin,
-    ``(oR^T (n - op x f), oR^T f)``, into ``out[o:o + 6]``: its products with the six columns of
-    a free-flyer's motion subspace (the identity in link axes), 30 flops instead of six
-    6-vector products."""
-    w = l * WS_STRIDE
-    P0 = ws[w + WS_OP]
-    P1 = ws[w + WS_OP + 1]
-    P2 = ws[w + WS_OP + 2]
-    m0 = n0 - (P1 * f2 - P2 * f1)
-    m1 = n1 - (P2 * f0 - P0 * f2)
-    m2 = n2 - (P0 * f1 - P1 * f0)
-    for a in range(3):
-        r0 = ws[w + WS_OR + a]  # column a of oR
-        r1 = ws[w + WS_OR + 3 + a]
-        r2 = ws[w + WS_OR + 6 + a]
-        out[o + a] = r0 * m0 + r1 * m1 + r2 * m2
-        out[o + 3 + a] = r0 * f0 + r1 * f1 + r2 * f2
 
 
 @njit(cache=True)
@@ -278,10 +255,9 @@ def minverse_core(Minv, mi, mf, ws, buf):
                         M[ura + j] -= g * M[uri + j]
                 l = mi[l, MI_PARENT]
             if l == 0:  # a free-flyer root (stop is 0): S_a . U_i for its six dofs at once
-                _in_link_axes(ws, 0, u0, u1, u2, u3, u4, u5, tmp, tX)
+                _in_link_axes(ws, 0, u0, u1, u2, u3, u4, u5, M, ri)  # M[i, a], a = 0-5
                 for a in range(6):
-                    g = tmp[tX + a]
-                    M[ri + a] = g
+                    g = M[ri + a]
                     ura = _U(a * nv)
                     for j in range(_U(iv), _U(e)):
                         M[ura + j] -= g * M[uri + j]
