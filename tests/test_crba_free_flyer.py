@@ -1,6 +1,6 @@
 """CRBA on trees with free-flyer joints: the entries of a free-flyer root in its descendants'
 columns are computed as the columns' forces in the root's own axes (sinews._crba_kernels.
-_free_flyer_entries), other free-flyers (not link 0, or a second tree's root) by the general
+_in_link_axes), other free-flyers (not link 0, or a second tree's root) by the general
 products.  Oracle: M column by column from RNEA, M e_i = rnea(q, 0, e_i) - rnea(q, 0, 0)."""
 
 import numpy as np
