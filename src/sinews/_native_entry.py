@@ -97,6 +97,7 @@ _I2 = types.Array(types.int64, 2, "C")
 STATE_ARGS = (_F1, _F1, _F1, _F2, _F1, _I2, _F1, _F1, types.int64)  #: rnea, aba
 POSES_ARGS = (_F1, _I2, _F1, _F1, _I1, types.int64)  #: chain_poses over every link
 MINVERSE_ARGS = (_F2, _I2, _F1, _F1, _F1)  #: minverse_core
+CRBA_CORE_ARGS = (_F2, _I2, _F1, _F1)  #: crba_core, as crba_n and crba_x call it (linked; the warm-up compiles it)
 
 
 @njit(cache=True, forceinline=True)

@@ -61,17 +61,14 @@ def _group_misc(sinews, m, q, v, F):
     """Kernels that do not call the joint pass: configuration, ``L^T L``, the input checks, and
     the cores of the CRBA and of ``M^-1`` (which start from the world poses), compiled for the
     signatures the algorithms call them with."""
-    from numba import types
-
     from . import _native
     from ._crba_kernels import crba_core
-    from ._native_entry import MINVERSE_ARGS
+    from ._native_entry import CRBA_CORE_ARGS, MINVERSE_ARGS
     from ._minv_kernels import minverse_core
 
     sinews.normalize(m, sinews.integrate(m, q, v, 0.1))
     sinews.ltl_factor(m, np.eye(m.nv)).solve(v)
-    F1, F2, I2 = (types.Array(t, n, "C") for t, n in ((types.float64, 1), (types.float64, 2), (types.int64, 2)))
-    _native.kernel_address(crba_core, (F2, I2, F1, F1))
+    _native.kernel_address(crba_core, CRBA_CORE_ARGS)
     _native.kernel_address(minverse_core, MINVERSE_ARGS)
 
 
