@@ -6,12 +6,18 @@ The venv reuses the machine's NumPy, Numba, SciPy, h5py, Pinocchio (``--system-s
 sinews itself must come from the wheel (checked: ``sinews.__file__`` lies in the venv).  The
 wheel is built with ``pip wheel --no-build-isolation`` (setuptools >= 77 from the ``test``
 extra), so no network is needed.
+
+The build compiles the kernel cache that the wheel ships (``setup.py``): a fresh process of the
+installed wheel loads every kernel of ``sinews.warmup(simulation=True)`` and compiles none
+(Numba's own cache log, ``NUMBA_DEBUG_CACHE``, says so), also when the install's ``__pycache__`` is
+read-only and Numba falls back to the per-user cache.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,7 +27,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "src")
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "src")
 NOT_SHIPPED = ("__pycache__", "*.pyc", "*.nbi", "*.nbc", "*.egg-info")
 
 pytestmark = pytest.mark.slow
@@ -29,9 +35,10 @@ pytestmark = pytest.mark.slow
 
 def _run(cmd, **kw):
     env = dict(os.environ, MPLBACKEND="Agg", PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONNOUSERSITE="1")
-    env.pop("PYTHONPATH", None)
-    env.pop("SINEWS_SICONOS_DIR", None)
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, **kw)
+    for name in ("PYTHONPATH", "SINEWS_SICONOS_DIR", "NUMBA_CACHE_DIR", "SINEWS_KERNEL_CACHE"):
+        env.pop(name, None)
+    env.update(kw.pop("env", {}))
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600, **kw)
     assert proc.returncode == 0, f"{cmd}\nstdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
     return proc
 
@@ -53,6 +60,25 @@ def wheel(tmp_path_factory) -> Path:
           "--wheel-dir", str(out), "-q"], cwd=work)
     (whl,) = out.glob("sinews-*.whl")
     return whl
+
+
+def test_wheel_ships_the_kernel_cache(wheel):
+    """The build step of setup.py compiled the core and simulation kernels into the wheel, for
+    this Numba and Python, and recorded what it built them for."""
+    import numba
+
+    z = zipfile.ZipFile(wheel)
+    record = json.loads(z.read("sinews/_kernel_cache.json"))
+    assert record["kernels"] == "all" and record["numba"] == numba.__version__
+    assert record["python"] == ".".join(map(str, sys.version_info[:3]))
+    names = z.namelist()
+    tag = f".py{sys.version_info[0]}{sys.version_info[1]}"
+    for stem in ("sinews/__pycache__/_aba_kernels.aba-", "sinews/__pycache__/_joint_pass.joint_pass-",
+                 "sinews/__pycache__/_native_entry.aba_n-", "sinews/__pycache__/_minv_kernels.minverse_core-",
+                 "sinews/sim/__pycache__/_step_kernels.coulomb_step-", "sinews/contact/__pycache__/_fc3d_pgs.pgs_kernel-"):
+        assert any(n.startswith(stem) and n.endswith(tag + ".nbi") for n in names), stem
+        assert any(n.startswith(stem) and n.endswith(".nbc") for n in names), stem
+    assert not any(n.endswith(".pyc") for n in names)
 
 
 def _shipped_sources() -> set[str]:
@@ -123,3 +149,50 @@ def test_wheel_runs_the_demo_and_the_contact_bench_away_from_the_checkout(venv, 
     pgs = [r for r in rows if r["solver"] == "pgs"]
     assert pgs and all(r["sinews_error"] is not None and r["sinews_error"] <= 1e-6 for r in pgs)
     assert all(r["sinews_iterations"] > 0 and r["sinews_us"] > 0 for r in pgs)
+
+
+_FIRST_CALLS = """
+import numpy as np, sinews
+from sinews.sample_models import arm7
+m = arm7(); q = np.zeros(m.nq)
+for _ in range(2):  # the checked path, then the native fast path
+    sinews.aba(m, q, q, q); sinews.rnea(m, q, q, q); sinews.crba(m, q); sinews.minverse(m, q)
+    sinews.forward_kinematics(m, q)
+"""
+
+
+def _cache_log(proc) -> tuple[list[str], list[str]]:
+    """Numba's ``NUMBA_DEBUG_CACHE`` lines: (what was loaded, what was compiled and saved)."""
+    lines = (proc.stdout + proc.stderr).splitlines()
+    return ([l for l in lines if re.match(r"\[cache\] data loaded", l)],
+            [l for l in lines if re.match(r"\[cache\] (data|index) saved", l)])
+
+
+def test_installed_wheel_loads_its_kernels_and_compiles_none(venv, tmp_path):
+    py = venv / "bin" / "python"
+    proc = _run([str(py), "-c", "import sinews; sinews.warmup(simulation=True)\n" + _FIRST_CALLS],
+                cwd=tmp_path, env={"NUMBA_DEBUG_CACHE": "1"})
+    loaded, saved = _cache_log(proc)
+    assert not saved, f"the installed wheel compiled kernels its cache should hold: {saved[:5]}"
+    assert any("_aba_kernels.aba-" in l for l in loaded) and any("_step_kernels.coulomb_step-" in l for l in loaded)
+
+
+def test_read_only_install_seeds_the_user_cache_from_the_shipped_one(venv, tmp_path):
+    """Numba writes to a per-user cache when the install's ``__pycache__`` is not writable; the
+    shipped entries are copied there (``sinews._jit._seed_from_shipped``) and loaded, not
+    compiled again.  (Tests run as root, which may write anywhere: the read-only directory is
+    simulated by making Numba's writability probe of ``__pycache__`` fail.)"""
+    py = venv / "bin" / "python"
+    refuse = (
+        "import numba.core.caching as c\n"
+        "cls = getattr(c, 'InTreeCacheLocator', None) or c._InTreeCacheLocator\n"
+        "def refuse(self): raise OSError('read-only __pycache__ (test)')\n"
+        "cls.ensure_cache_path = refuse\n"
+    )
+    user_cache = tmp_path / "xdg"
+    proc = _run([str(py), "-c", refuse + _FIRST_CALLS], cwd=tmp_path,
+                env={"NUMBA_DEBUG_CACHE": "1", "XDG_CACHE_HOME": str(user_cache)})
+    loaded, saved = _cache_log(proc)
+    assert not saved, f"compiled instead of loading the shipped entries: {saved[:5]}"
+    assert loaded and all(str(user_cache) in l for l in loaded)
+    assert any(p.name.startswith("_aba_kernels.aba-") for p in user_cache.rglob("*.nbi"))

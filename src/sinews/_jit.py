@@ -13,7 +13,9 @@ of a function's cache entry is a SHA-256 digest of its module's source *and of e
 module that module imports, transitively* (found by reading the ``import`` statements, relative
 and absolute, at module level or inside functions).  Changing any file a kernel can depend on
 makes its cache entry stale, and Numba recompiles it.  Where the cache lives is unchanged
-(``__pycache__`` next to the source, or ``NUMBA_CACHE_DIR``); see docs/cold-start.md.
+(``__pycache__`` next to the source, or ``NUMBA_CACHE_DIR``); see docs/cold-start.md.  When
+that ``__pycache__`` is read-only and Numba falls back to its per-user cache, the entries shipped
+in it (the wheel's pre-built cache, ``setup.py``) are copied there first.
 
 The closure digests are computed once per process per file (a few milliseconds for the whole
 package) when a kernel module is imported; compilation stays lazy.
@@ -22,9 +24,11 @@ package) when a kernel module is imported; compilation stays lazy.
 from __future__ import annotations
 
 import functools
+import glob
 import hashlib
 import inspect
 import re
+import shutil
 from pathlib import Path
 
 import numba
@@ -140,10 +144,34 @@ class _ClosureStampLocator:
         return ("sinews-closure-1", _closure_digest_cached(str(path.resolve()), (st.st_mtime_ns, st.st_size)))
 
 
+def _seed_from_shipped(py_file: str, filename_base: str, locator) -> None:
+    """Copy a function's cache entries shipped in the package's ``__pycache__`` (the wheel's
+    pre-built cache, setup.py) to ``locator``'s directory, when Numba chose the per-user cache
+    because that ``__pycache__`` is read-only (a system-wide install) and the per-user cache has
+    no entry yet.  The entries are checked as usual when loaded (closure digest, signature, CPU,
+    Numba version); anything that does not match is compiled again."""
+    if type(locator).__name__.lstrip("_") != "UserWideCacheLocator":
+        return
+    shipped = Path(py_file).parent / "__pycache__"
+    index = shipped / f"{filename_base}.nbi"
+    try:
+        target = Path(locator.get_cache_path())
+        if not index.is_file() or (target / index.name).exists():
+            return
+        # the code files first, the index last: a process that finds the index finds its code
+        for path in sorted(shipped.glob(glob.escape(filename_base) + ".*.nbc")):
+            shutil.copyfile(path, target / path.name)
+        shutil.copyfile(index, target / index.name)
+    except OSError:
+        pass  # the cache is an optimisation: compile instead
+
+
 class _PackageCacheImpl(CompileResultCacheImpl):
     def __init__(self, py_func):
         super().__init__(py_func)
-        self._locator = _ClosureStampLocator(self._locator, inspect.getfile(py_func))
+        py_file = inspect.getfile(py_func)
+        _seed_from_shipped(py_file, self._filename_base, self._locator)
+        self._locator = _ClosureStampLocator(self._locator, py_file)
 
 
 class _PackageFunctionCache(FunctionCache):

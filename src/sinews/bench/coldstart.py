@@ -1,4 +1,4 @@
-"""``python -m sinews.bench coldstart [--json PATH] [--runs R] [--only CASE ...] [--no-cold]``
+"""``python -m sinews.bench coldstart [--json PATH] [--runs R] [--only CASE ...] [--no-cold] [--installed]``
 
 Cold-start costs, each measured in fresh Python processes (``sys.executable -c ...``):
 
@@ -19,6 +19,14 @@ interpreter start-up included).  Reported: min / median / max over ``R`` runs (d
 each figure, in seconds.  Cold runs take seconds each (the kernels compile): ``--no-cold`` skips
 them, ``--only`` picks cases by name (``import``, ``aba``, ``rnea``, ``crba``,
 ``forward_kinematics``, ``warmup``, ``pinocchio``).  ``--json PATH`` writes the rows.
+
+``--installed`` adds an **installed** cache state: ``NUMBA_CACHE_DIR`` unset, so the kernels come
+from the cache shipped in the installation (the wheel's pre-built cache, ``setup.py``), as in a
+fresh environment after ``pip install .``.  Run it with the interpreter of such an environment
+(a new virtual environment with sinews installed from a wheel); every run after the first sees
+what the first compiled, so read its first run (``first``) as the cold-start figure.  The row
+records the installation's ``_kernel_cache.json`` (``shipped``; None when it has none, e.g. an
+editable install).
 """
 
 from __future__ import annotations
@@ -90,7 +98,10 @@ CASES = {
 
 
 def _child(script: str, cache_dir: str | None) -> dict:
+    """One fresh process; ``cache_dir``: its ``NUMBA_CACHE_DIR`` (None: unset, the installation's
+    own cache)."""
     env = dict(os.environ)
+    env.pop("NUMBA_CACHE_DIR", None)
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
     t = time.perf_counter()
@@ -123,11 +134,33 @@ def _has_pinocchio() -> bool:
     return importlib.util.find_spec("pinocchio") is not None
 
 
-def run(runs: int = 3, only=None, cold: bool = True) -> list[dict]:
+def shipped_record() -> dict | None:
+    """The installation's record of its pre-built kernel cache (``sinews/_kernel_cache.json``,
+    written by the build step of ``setup.py``), or None."""
+    from pathlib import Path
+
+    import sinews
+
+    path = Path(sinews.__file__).parent / "_kernel_cache.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def run(runs: int = 3, only=None, cold: bool = True, installed: bool = False) -> list[dict]:
     """The rows: one per (case, cache state), each with min/median/max seconds of the ``import``
-    statement, the first ``call`` and the whole ``process``."""
+    statement, the first ``call`` and the whole ``process``; ``installed``: also the state of the
+    installation's own cache, first (see the module docstring)."""
     names = list(only) if only else list(CASES)
     rows = []
+    if installed:
+        shipped = shipped_record()
+        for name in names:
+            script, uses_cache = CASES[name]
+            if uses_cache:
+                results = [_child(script, None) for _ in range(runs)]
+                row = _row(name, "installed", results)
+                row["first"] = results[0].get("call")
+                row["shipped"] = shipped
+                rows.append(row)
     tmp_root = tempfile.mkdtemp(prefix="sinews-coldstart-")
     try:
         for name in names:
@@ -162,15 +195,19 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="fresh processes per case and cache state (>= 1)")
     parser.add_argument("--only", nargs="+", choices=list(CASES), help="cases to run")
     parser.add_argument("--no-cold", action="store_true", help="skip the empty-cache runs")
+    parser.add_argument("--installed", action="store_true",
+                        help="also the installation's own (shipped) cache, NUMBA_CACHE_DIR unset")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be >= 1")
-    rows = run(args.runs, only=args.only, cold=not args.no_cold)
+    rows = run(args.runs, only=args.only, cold=not args.no_cold, installed=args.installed)
     print("seconds, median [min, max] over %d fresh processes" % args.runs)
-    print(f"{'case':<20}{'cache':<7}{'import':>26}{'first call':>26}{'process':>26}")
+    if args.installed:
+        print(f"installed: {shipped_record() or 'no pre-built kernel cache in this installation'}")
+    print(f"{'case':<20}{'cache':<10}{'import':>26}{'first call':>26}{'process':>26}")
     for r in rows:
         print(
-            f"{r['case']:<20}{r['cache']:<7}{_fmt(r.get('import')):>26}{_fmt(r.get('call')):>26}"
+            f"{r['case']:<20}{r['cache']:<10}{_fmt(r.get('import')):>26}{_fmt(r.get('call')):>26}"
             f"{_fmt(r.get('process')):>26}"
         )
     if args.json:

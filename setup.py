@@ -1,0 +1,89 @@
+"""Build step of sinews: the wheel ships the compiled kernels.
+
+Everything about the package is declared in ``pyproject.toml``; this file only adds one step to
+``build_py``.  After the sources are copied to the build directory, a child process imports sinews
+from there and runs ``sinews.warmup(simulation=True)``, which compiles the core kernels and those
+of the default simulation stepper into ``sinews/**/__pycache__`` (Numba's cache next to each kernel
+module).  Those ``.nbi``/``.nbc`` files go into the wheel, so the first call after ``pip install .``
+loads machine code instead of compiling it.  See ``docs/cold-start.md``.
+
+* ``SINEWS_KERNEL_CACHE=core`` at build time compiles the core kernels only, ``none`` skips the
+  step (the default is ``all``).  Editable installs (``pip install -e .``) skip it.
+* A failure of the step never fails the build: the package works without a shipped cache and
+  compiles on first use instead.
+* The cache is valid only for the Numba version, Python version and CPU model that built it,
+  which are those of the machine that runs ``pip install .``; anywhere else Numba compiles as
+  usual (``sinews/_kernel_cache.json`` records what it was built for).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+_SKIP = {"0", "no", "none", "off", "false"}
+
+_CHILD = """
+import json, sys, time
+import sinews
+from pathlib import Path
+if Path(sinews.__file__).resolve().parent != Path(sys.argv[1]).resolve():
+    raise SystemExit(f"imported sinews from {sinews.__file__}, not from the build directory")
+t = time.perf_counter()
+sinews.warmup(simulation=sys.argv[2] == "all")
+import numba, platform
+from llvmlite import binding
+print(json.dumps({
+    "kernels": sys.argv[2], "numba": numba.__version__, "python": platform.python_version(),
+    "machine": platform.machine(), "cpu": binding.get_host_cpu_name(),
+    "seconds": round(time.perf_counter() - t, 1),
+}))
+"""
+
+
+def _prebuild_kernel_cache(build_lib: Path, which: str, log) -> None:
+    package = build_lib / "sinews"
+    for stale in [*package.rglob("*.nbi"), *package.rglob("*.nbc"), package / "_kernel_cache.json"]:
+        stale.unlink(missing_ok=True)  # left by an earlier build of other sources
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    env.pop("NUMBA_CACHE_DIR", None)  # the cache goes next to the kernel modules, into the wheel
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(build_lib), os.environ.get("PYTHONPATH")) if p)
+    log(f"sinews: compiling the kernel cache ({which}) into {package}; about a minute on 2 cores")
+    t = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(package), which],
+            env=env, cwd=str(build_lib), capture_output=True, text=True, timeout=3600,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        log(f"sinews: kernel cache not built ({exc}); the kernels compile on first use")
+        return
+    if proc.returncode != 0:
+        log(f"sinews: kernel cache not built; the kernels compile on first use:\n{proc.stderr[-2000:]}")
+        return
+    record = json.loads(proc.stdout.strip().splitlines()[-1])
+    (package / "_kernel_cache.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    log(f"sinews: kernel cache built in {time.perf_counter() - t:.0f} s: {record}")
+
+
+class build_py_with_kernel_cache(build_py):
+    """``build_py``, then the kernel cache compiled into the build directory."""
+
+    def run(self):
+        super().run()
+        which = os.environ.get("SINEWS_KERNEL_CACHE", "all").strip().lower()
+        if getattr(self, "editable_mode", False) or self.dry_run or which in _SKIP:
+            return
+        if which not in ("all", "core"):
+            raise ValueError(f"SINEWS_KERNEL_CACHE: expected all, core or none, got {which!r}")
+        _prebuild_kernel_cache(Path(self.build_lib).resolve(), which, lambda msg: print(msg, file=sys.stderr))
+
+
+setup(cmdclass={"build_py": build_py_with_kernel_cache})
