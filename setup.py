@@ -8,7 +8,8 @@ module).  Those ``.nbi``/``.nbc`` files go into the wheel, so the first call aft
 loads machine code instead of compiling it.  See ``docs/cold-start.md``.
 
 * ``SINEWS_KERNEL_CACHE=core`` at build time compiles the core kernels only, ``none`` skips the
-  step (the default is ``all``).  Editable installs (``pip install -e .``) skip it.
+  step (the default is ``all``; any other value stops the build with an error).  Editable
+  installs (``pip install -e .``) skip it.
 * A failure of the step never fails the build: the package works without a shipped cache and
   compiles on first use instead.
 * The cache is valid only for the Numba version, Python version and CPU model that built it,
