@@ -177,6 +177,59 @@ def test_warmup_simulation_covers_the_default_steppers_kernels():
     assert out["grew"] == [], out["grew"]
 
 
+def test_warmup_constrained_covers_the_compiled_constrained_dynamics():
+    """After ``warmup_constrained()``, a program's constrained dynamics on its own robots (a
+    contacts-only set by every compiled method, with impulses; a mixed set with loop-closure,
+    contact and coordinate rows by every method of the mixed lane) add no signature to any
+    kernel: the wheel's pre-built cache (setup.py) then holds everything those calls need."""
+    out = run_fresh(
+        """
+        import json
+        import numpy as np
+        from sinews._warmup import warmup_constrained
+
+        warmup_constrained(processes=1)
+        before = signatures(own=False)
+        import sinews
+        from sinews import Transform
+        from sinews.constraints import ConstraintSet, compute_constraint_impulses, forward_dynamics_constraints
+        from sinews.constraints.forward_dynamics import COMPILED_METHODS, MIXED_METHODS
+        from sinews.sample_models import arm7, quadruped12
+
+        lanes = []
+        for make in (arm7, quadruped12):
+            m = make()
+            q, v = sinews.neutral(m), np.zeros(m.nv)
+            b = m.nbodies - 1
+            cs = ConstraintSet()
+            for n in ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]):
+                cs.add_contact_constraint(b, [0.0, 0.0, 0.1], n)
+            mx = ConstraintSet()
+            mx.add_loop_constraint(b - 1, b, Transform.identity(), Transform.translation([0.0, 0.0, 0.1]),
+                                   [0.0, 0.0, 0.0, 0.0, 1.0, 0.0])
+            mx.add_contact_constraint(b - 2, [0.0, 0.0, 0.0], [0.0, 0.0, 1.0])
+            mx.add_coordinate_constraint(b - 1, b - 2, 0.5)
+            for _ in range(2):
+                for method in COMPILED_METHODS:
+                    forward_dynamics_constraints(m, q, v, v, cs, method=method)
+                    compute_constraint_impulses(m, q, v, cs, method=method)
+                for method in MIXED_METHODS:
+                    forward_dynamics_constraints(m, q, v, v, mx, method=method)
+                    lanes.append(m._tls.fd_lane[1])
+        after = signatures(own=False)
+        grew = sorted(k for k in after if set(after[k]) - set(before.get(k, ())))
+        print(json.dumps({"grew": grew, "lanes": sorted(set(lanes)), "warm": sorted(k for k in before if before[k])}))
+        """,
+        PROBES,
+    )
+    for kernel in ("sinews.constraints._fast_range_space.contact_range_space",
+                   "sinews.constraints._fast_null_space.contact_null_space",
+                   "sinews.constraints._mixed_kernels.mixed_range_space", "sinews.constraints._ta_kernels.tree_augmented"):
+        assert kernel in out["warm"], kernel
+    assert out["lanes"] == sorted(("direct", "range_space_sparse", "tree_augmented"))  # the mixed lane ran
+    assert out["grew"] == [], out["grew"]
+
+
 def test_warmup_compiles_each_core_kernel_once_without_literal_specialisations():
     """``sinews.warmup()`` (in one process) compiles every core kernel for one signature, and
     leaves nothing to compile: a program's later calls (a new model's checked first call, then

@@ -8,7 +8,8 @@ wheel is built with ``pip wheel --no-build-isolation`` (setuptools >= 77 from th
 extra), so no network is needed.
 
 The build compiles the kernel cache that the wheel ships (``setup.py``): a fresh process of the
-installed wheel loads every kernel of ``sinews.warmup(simulation=True)`` and compiles none
+installed wheel loads every kernel of ``sinews.warmup(simulation=True, constraints=True)`` and
+compiles none
 (Numba's own cache log, ``NUMBA_DEBUG_CACHE``, says so), also when the install's ``__pycache__`` is
 read-only and Numba falls back to the per-user cache.
 """
@@ -63,19 +64,25 @@ def wheel(tmp_path_factory) -> Path:
 
 
 def test_wheel_ships_the_kernel_cache(wheel):
-    """The build step of setup.py compiled the core and simulation kernels into the wheel, for
+    """The build step of setup.py compiled the core, simulation and constrained-dynamics kernels
+    into the wheel, for
     this Numba and Python, and recorded what it built them for."""
     import numba
 
     z = zipfile.ZipFile(wheel)
     record = json.loads(z.read("sinews/_kernel_cache.json"))
     assert record["kernels"] == "all" and record["numba"] == numba.__version__
-    assert record["python"] == ".".join(map(str, sys.version_info[:3]))
+    import numpy
+    import platform
+
+    assert record["python"] == platform.python_version() and record["numpy"] == numpy.__version__
     names = z.namelist()
     tag = f".py{sys.version_info[0]}{sys.version_info[1]}"
     for stem in ("sinews/__pycache__/_aba_kernels.aba-", "sinews/__pycache__/_joint_pass.joint_pass-",
                  "sinews/__pycache__/_native_entry.aba_n-", "sinews/__pycache__/_minv_kernels.minverse_core-",
-                 "sinews/sim/__pycache__/_step_kernels.coulomb_step-", "sinews/contact/__pycache__/_fc3d_pgs.pgs_kernel-"):
+                 "sinews/sim/__pycache__/_step_kernels.coulomb_step-", "sinews/contact/__pycache__/_fc3d_pgs.pgs_kernel-",
+                 "sinews/constraints/__pycache__/_fast_range_space.contact_range_space-",
+                 "sinews/constraints/__pycache__/_mixed_kernels.mixed_range_space-"):
         assert any(n.startswith(stem) and n.endswith(tag + ".nbi") for n in names), stem
         assert any(n.startswith(stem) and n.endswith(".nbc") for n in names), stem
     assert not any(n.endswith(".pyc") for n in names)
@@ -113,13 +120,24 @@ def test_wheel_metadata(wheel):
     assert any(n.endswith("LICENSE-three.txt") for n in licences)  # the vendored three.js (MIT)
 
 
-@pytest.fixture(scope="module")
-def venv(wheel, tmp_path_factory) -> Path:
+def _install(wheel, tmp_path_factory) -> Path:
     env_dir = tmp_path_factory.mktemp("venv") / "env"
     _run([sys.executable, "-m", "venv", "--system-site-packages", str(env_dir)])
     py = env_dir / "bin" / "python"
     _run([str(py), "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed", "-q", str(wheel)])
     return env_dir
+
+
+@pytest.fixture(scope="module")
+def venv(wheel, tmp_path_factory) -> Path:
+    return _install(wheel, tmp_path_factory)
+
+
+@pytest.fixture
+def fresh_venv(wheel, tmp_path_factory) -> Path:
+    """A new install of the wheel for each test: nothing has compiled into its cache yet (the
+    demo test compiles kernels outside the pre-built set into ``venv``)."""
+    return _install(wheel, tmp_path_factory)
 
 
 def test_wheel_runs_the_demo_and_the_contact_bench_away_from_the_checkout(venv, tmp_path):
@@ -155,9 +173,14 @@ _FIRST_CALLS = """
 import numpy as np, sinews
 from sinews.sample_models import arm7
 m = arm7(); q = np.zeros(m.nq)
+from sinews.constraints import ConstraintSet, forward_dynamics_constraints
+cs = ConstraintSet()
+cs.add_contact_constraint(m.nbodies - 1, [0.0, 0.0, 0.1], [0.0, 0.0, 1.0])
 for _ in range(2):  # the checked path, then the native fast path
     sinews.aba(m, q, q, q); sinews.rnea(m, q, q, q); sinews.crba(m, q); sinews.minverse(m, q)
     sinews.forward_kinematics(m, q)
+    for method in ("direct", "range_space_sparse", "null_space"):
+        forward_dynamics_constraints(m, q, q, q, cs, method=method)
 """
 
 
@@ -168,21 +191,21 @@ def _cache_log(proc) -> tuple[list[str], list[str]]:
             [l for l in lines if re.match(r"\[cache\] (data|index) saved", l)])
 
 
-def test_installed_wheel_loads_its_kernels_and_compiles_none(venv, tmp_path):
-    py = venv / "bin" / "python"
-    proc = _run([str(py), "-c", "import sinews; sinews.warmup(simulation=True)\n" + _FIRST_CALLS],
+def test_installed_wheel_loads_its_kernels_and_compiles_none(fresh_venv, tmp_path):
+    py = fresh_venv / "bin" / "python"
+    proc = _run([str(py), "-c", "import sinews; sinews.warmup(simulation=True, constraints=True)\n" + _FIRST_CALLS],
                 cwd=tmp_path, env={"NUMBA_DEBUG_CACHE": "1"})
     loaded, saved = _cache_log(proc)
     assert not saved, f"the installed wheel compiled kernels its cache should hold: {saved[:5]}"
     assert any("_aba_kernels.aba-" in l for l in loaded) and any("_step_kernels.coulomb_step-" in l for l in loaded)
 
 
-def test_read_only_install_seeds_the_user_cache_from_the_shipped_one(venv, tmp_path):
+def test_read_only_install_seeds_the_user_cache_from_the_shipped_one(fresh_venv, tmp_path):
     """Numba writes to a per-user cache when the install's ``__pycache__`` is not writable; the
     shipped entries are copied there (``sinews._jit._seed_from_shipped``) and loaded, not
     compiled again.  (Tests run as root, which may write anywhere: the read-only directory is
     simulated by making Numba's writability probe of ``__pycache__`` fail.)"""
-    py = venv / "bin" / "python"
+    py = fresh_venv / "bin" / "python"
     refuse = (
         "import numba.core.caching as c\n"
         "cls = getattr(c, 'InTreeCacheLocator', None) or c._InTreeCacheLocator\n"

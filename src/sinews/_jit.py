@@ -27,16 +27,20 @@ import functools
 import glob
 import hashlib
 import inspect
+import os
 import re
 import shutil
+import uuid
 from pathlib import Path
 
 import numba
+import numpy as np
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 
 __all__ = ["njit", "cfunc", "source_closure", "closure_digest"]
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
+_NUMPY_VERSION = "numpy-" + ".".join(np.__version__.split(".")[:2])
 
 # "from .a.b import x, y" / "from sinews.a import (x,\n y)" / "import sinews.a.b"
 _FROM = re.compile(r"^[ \t]*from[ \t]+(\.+|sinews\b\.?)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.M)
@@ -141,7 +145,10 @@ class _ClosureStampLocator:
             return self._inner.get_source_stamp()
         # keyed on the package's own mtimes of this file so an edit during a session is seen
         st = path.stat()
-        return ("sinews-closure-1", _closure_digest_cached(str(path.resolve()), (st.st_mtime_ns, st.st_size)))
+        # NumPy's version too: Numba's typing of array code depends on it, and its own key
+        # holds only Numba's version (an upgrade of NumPy under an old cache compiles again)
+        return ("sinews-closure-1", _closure_digest_cached(str(path.resolve()), (st.st_mtime_ns, st.st_size)),
+                _NUMPY_VERSION)
 
 
 def _seed_from_shipped(py_file: str, filename_base: str, locator) -> None:
@@ -158,10 +165,16 @@ def _seed_from_shipped(py_file: str, filename_base: str, locator) -> None:
         target = Path(locator.get_cache_path())
         if not index.is_file() or (target / index.name).exists():
             return
-        # the code files first, the index last: a process that finds the index finds its code
-        for path in sorted(shipped.glob(glob.escape(filename_base) + ".*.nbc")):
-            shutil.copyfile(path, target / path.name)
-        shutil.copyfile(index, target / index.name)
+        # the code files first, the index last, each written under a temporary name and renamed
+        # into place (as Numba writes its own): a process that finds the index finds its code,
+        # and no process reads a half-written file (several processes may start at once)
+        for path in [*sorted(shipped.glob(glob.escape(filename_base) + ".*.nbc")), index]:
+            tmp = target / f"{path.name}.tmp.{uuid.uuid4().hex[:16]}"
+            try:
+                shutil.copyfile(path, tmp)
+                os.replace(tmp, target / path.name)
+            finally:
+                tmp.unlink(missing_ok=True)
     except OSError:
         pass  # the cache is an optimisation: compile instead
 

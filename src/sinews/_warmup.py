@@ -253,7 +253,49 @@ def _sim_contact(sinews, m, q, v, F):
 
 #: groups of the default stepper's kernels (:func:`warmup_simulation`)
 SIM_GROUPS = (_sim_aba, _sim_inertia, _sim_kinematics, _sim_contact)
-_GROUP_SETS = {"core": GROUPS, "simulation": SIM_GROUPS}
+
+
+def _con_contacts(sinews, m, q, v, F):
+    """Constrained dynamics and impulses of a contacts-only set by every compiled method
+    (``sinews.constraints._compiled_contacts``), twice each: a set's first call binds it."""
+    from .constraints import ConstraintSet, compute_constraint_impulses, forward_dynamics_constraints
+    from .constraints.forward_dynamics import COMPILED_METHODS
+
+    b = m.nbodies - 1
+    cs = ConstraintSet()
+    cs.add_contact_constraint(b, [0.0, 0.0, 0.0], [0.0, 0.0, 1.0])
+    cs.add_contact_constraint(b, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
+    # a redundant set (three rows on a body with fewer degrees of freedom): the compiled path
+    # hands it to the general one
+    redundant = ConstraintSet()
+    for n in ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]):
+        redundant.add_contact_constraint(1, [0.0, 0.1, 0.2], n)
+    for method in COMPILED_METHODS:
+        for contacts in (cs, redundant):
+            for _ in range(2):
+                forward_dynamics_constraints(m, q, v, v, contacts, method=method)
+                compute_constraint_impulses(m, q, v, contacts, method=method)
+
+
+def _con_mixed(sinews, m, q, v, F):
+    """Constrained dynamics of a mixed set (a loop-closure row and a contact) by every method
+    of the mixed lane (``sinews.constraints._compiled_mixed``), twice each."""
+    from .constraints import ConstraintSet, forward_dynamics_constraints
+    from .constraints.forward_dynamics import MIXED_METHODS
+    from .spatial import Transform
+
+    b = m.nbodies - 1
+    cs = ConstraintSet()
+    cs.add_loop_constraint(1, b, Transform.identity(), Transform.identity(), [0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
+    cs.add_contact_constraint(b, [0.0, 0.0, 0.0], [0.0, 0.0, 1.0])
+    for method in MIXED_METHODS:
+        for _ in range(2):
+            forward_dynamics_constraints(m, q, v, v, cs, method=method)
+
+
+#: groups of the constrained dynamics' compiled paths (:func:`warmup_constrained`)
+CONSTRAINED_GROUPS = (_con_contacts, _con_mixed)
+_GROUP_SETS = {"core": GROUPS, "simulation": SIM_GROUPS, "constrained": CONSTRAINED_GROUPS}
 
 
 def _run_group(index: int, which: str = "core") -> None:
@@ -296,6 +338,11 @@ def _cache_is_warm(which: str = "core") -> bool:
             natives = [_native_entry.aba_n, _native_entry.minverse_n, _native_kinematics.placements_n]
             if _native.available() and not all(_native.is_cached(f) for f in natives):
                 return False
+        elif which == "constrained":
+            from .constraints import _fast_null_space, _fast_range_space, _mixed_kernels
+
+            kernels += [_fast_range_space.contact_range_space, _fast_null_space.contact_null_space,
+                        _mixed_kernels.mixed_range_space]
         else:
             from .contact import _fc3d_pgs
 
@@ -359,3 +406,19 @@ def warmup_simulation(processes: int | None = None) -> None:
 
     scene, q0, v0 = bouncing_ball(height=0.0)
     simulate(scene, q0, v0, 0.003, 1e-3, progress=False)
+
+
+def warmup_constrained(processes: int | None = None) -> None:
+    """Compile (or load from the cache) the kernels of the compiled constrained-dynamics paths:
+    ``forward_dynamics_constraints`` of a contacts-only set (methods ``direct``,
+    ``range_space_sparse``, ``null_space``) and of a mixed set (loop closures, contacts:
+    ``direct``, ``range_space_sparse``, ``tree_augmented``), and ``compute_constraint_impulses``.
+    ``processes`` as :func:`warmup_simulation` (the two groups compile in child processes first
+    when the cache is cold)."""
+    if processes is None:
+        processes = min(len(CONSTRAINED_GROUPS), _cpus())
+    if processes > 1 and sys.executable and not _cache_is_warm("constrained"):
+        _compile_in_children(min(int(processes), len(CONSTRAINED_GROUPS)), "constrained")
+    args = _setup()
+    for group in CONSTRAINED_GROUPS:
+        group(*args)
