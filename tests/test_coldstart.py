@@ -177,6 +177,46 @@ def test_warmup_simulation_covers_the_default_steppers_kernels():
     assert out["grew"] == [], out["grew"]
 
 
+def test_warmup_steppers_covers_the_lcp_and_impulse_steppers():
+    """After ``warmup_simulation()`` and ``warmup_steppers()``, a floating robot on the ground
+    stepped by ``"lcp"`` and by ``"impulse"`` compiles nothing (Lemke's pivot rule was compiled
+    four times, once per literal ``0``/``True``/``False`` argument, before its call sites passed
+    typed values)."""
+    out = run_fresh(
+        """
+        import json
+        import numpy as np
+        from sinews._warmup import warmup_simulation, warmup_steppers
+
+        warmup_simulation(processes=1)
+        warmup_steppers(processes=1)
+        before = signatures(own=False)
+        import sinews
+        from sinews.geometry import Box, Sphere
+        from sinews.sample_models import quadruped12
+        from sinews.sim import Scene, simulate
+        from sinews.sim.scenes_io import place_on_ground
+
+        m = quadruped12()
+        scene = Scene(m)
+        scene.add_ground()
+        scene.add_geometry(1, Box([0.3, 0.2, 0.1]))
+        for b in range(2, m.nbodies):
+            scene.add_geometry(b, Sphere(0.02))
+        q = place_on_ground(scene, sinews.neutral(m), clearance=-1e-3)
+        contacts = [int(simulate(scene, q, np.zeros(m.nv), 2e-3, 1e-3, stepper=name, progress=False)
+                        .num_contacts.max()) for name in ("lcp", "impulse")]
+        after = signatures(own=False)
+        grew = sorted(k for k in after if set(after[k]) - set(before.get(k, ())))
+        print(json.dumps({"grew": grew, "contacts": contacts, "warm": sorted(k for k in before if before[k])}))
+        """,
+        PROBES,
+    )
+    assert min(out["contacts"]) > 0  # the contact paths ran
+    assert "sinews.lcp.lemke._lemke_kernel" in out["warm"]
+    assert out["grew"] == [], out["grew"]
+
+
 def test_warmup_constrained_covers_the_compiled_constrained_dynamics():
     """After ``warmup_constrained()``, a program's constrained dynamics on its own robots (a
     contacts-only set by every compiled method, with impulses; a mixed set with loop-closure,

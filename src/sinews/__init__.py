@@ -173,9 +173,9 @@ def warmup(processes: int | None = None, simulation: bool = False, constraints: 
 
     ``processes``: how many processes compile at once, this one included (``None``: one per
     CPU, at most four; ``1``: this process only); the others are child processes that compile
-    into the on-disk cache, from which this process then loads their kernels.  ``simulation``: also the kernels of the default
-    simulation stepper (collision, contact rows, the fused step), as the demos do before their
-    first step.  ``constraints``: also the kernels of the compiled constrained-dynamics paths
+    into the on-disk cache, from which this process then loads their kernels.  ``simulation``:
+    also the kernels of the simulation steppers (collision, contact rows, the default stepper's
+    fused step, as the demos do before their first step; Lemke for ``"lcp"``; ``"impulse"``).  ``constraints``: also the kernels of the compiled constrained-dynamics paths
     (``forward_dynamics_constraints`` of contacts-only and mixed sets by every compiled method,
     ``compute_constraint_impulses``).  See ``docs/cold-start.md``."""
     from . import _warmup
@@ -189,6 +189,7 @@ def warmup(processes: int | None = None, simulation: bool = False, constraints: 
     _warmup.warmup(processes)
     if simulation:
         _warmup.warmup_simulation(processes)
+        _warmup.warmup_steppers(processes)
     if constraints:
         _warmup.warmup_constrained(processes)
 

@@ -255,6 +255,23 @@ def _sim_contact(sinews, m, q, v, F):
 SIM_GROUPS = (_sim_aba, _sim_inertia, _sim_kinematics, _sim_contact)
 
 
+def _stepper(name):
+    def group(sinews, m, q, v, F):
+        from .sim import simulate
+        from .sim.examples import bouncing_ball
+
+        scene, q0, v0 = bouncing_ball(height=0.0)  # resting on the ground: the contact path runs
+        simulate(scene, q0, v0, 0.003, 1e-3, stepper=name, progress=False)
+
+    group.__doc__ = f"Three steps of the ``{name!r}`` stepper."
+    return group
+
+
+#: the other two steppers (:func:`warmup_steppers`): ``"lcp"`` (Lemke and its dense LU) and
+#: ``"impulse"``
+STEPPER_GROUPS = (_stepper("lcp"), _stepper("impulse"))
+
+
 def _con_contacts(sinews, m, q, v, F):
     """Constrained dynamics and impulses of a contacts-only set by every compiled method
     (``sinews.constraints._compiled_contacts``), twice each: a set's first call binds it."""
@@ -295,7 +312,7 @@ def _con_mixed(sinews, m, q, v, F):
 
 #: groups of the constrained dynamics' compiled paths (:func:`warmup_constrained`)
 CONSTRAINED_GROUPS = (_con_contacts, _con_mixed)
-_GROUP_SETS = {"core": GROUPS, "simulation": SIM_GROUPS, "constrained": CONSTRAINED_GROUPS}
+_GROUP_SETS = {"core": GROUPS, "simulation": SIM_GROUPS, "steppers": STEPPER_GROUPS, "constrained": CONSTRAINED_GROUPS}
 
 
 def _run_group(index: int, which: str = "core") -> None:
@@ -338,6 +355,10 @@ def _cache_is_warm(which: str = "core") -> bool:
             natives = [_native_entry.aba_n, _native_entry.minverse_n, _native_kinematics.placements_n]
             if _native.available() and not all(_native.is_cached(f) for f in natives):
                 return False
+        elif which == "steppers":
+            from .lcp import lemke
+
+            kernels.append(lemke._lemke_kernel)
         elif which == "constrained":
             from .constraints import _fast_null_space, _fast_range_space, _mixed_kernels
 
@@ -421,4 +442,17 @@ def warmup_constrained(processes: int | None = None) -> None:
         _compile_in_children(min(int(processes), len(CONSTRAINED_GROUPS)), "constrained")
     args = _setup()
     for group in CONSTRAINED_GROUPS:
+        group(*args)
+
+
+def warmup_steppers(processes: int | None = None) -> None:
+    """Compile (or load from the cache) the kernels of the ``"lcp"`` and ``"impulse"`` steppers
+    (after :func:`warmup_simulation`, which compiles the tree algorithms they share); ``processes``
+    as :func:`warmup_simulation`."""
+    if processes is None:
+        processes = min(len(STEPPER_GROUPS), _cpus())
+    if processes > 1 and sys.executable and not _cache_is_warm("steppers"):
+        _compile_in_children(min(int(processes), len(STEPPER_GROUPS)), "steppers")
+    args = _setup()
+    for group in STEPPER_GROUPS:
         group(*args)

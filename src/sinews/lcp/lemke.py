@@ -100,6 +100,12 @@ def _basis_column(M, var, out):  # pragma: no cover - compiled
             out[i] = -M[i, var - n]
 
 
+#: the flag of _lexicographic_pick as typed values, not literals: a literal ``True``/``False`` or ``0``
+#: argument makes Numba compile one specialisation per constant (four instead of one)
+_TRUE = np.bool_(True)
+_FALSE = np.bool_(False)
+
+
 @njit(cache=True, error_model="numpy")
 def _lexicographic_pick(LU, perm, ties, n_ties, direction, first_col, use_first_col):
     # pragma: no cover - compiled
@@ -190,7 +196,7 @@ def _lemke_kernel(M, q, basis, x, zero_tol, piv_tol, lexicographic, max_pivots):
                 ties[n_ties] = i
                 n_ties += 1
         if n_ties > 1:
-            r = _lexicographic_pick(LU, perm, ties, n_ties, indicator, x, True)
+            r = _lexicographic_pick(LU, perm, ties, np.int64(n_ties), indicator, x, _TRUE)
     ratio = -x[r]
     for i in range(n):
         x[i] += ratio * indicator[i]
@@ -236,7 +242,7 @@ def _lemke_kernel(M, q, basis, x, zero_tol, piv_tol, lexicographic, max_pivots):
             return NO_RATIO_CANDIDATE, pivots, entering
         if r < 0:
             if lexicographic and n_ties > 1:
-                r = _lexicographic_pick(LU, perm, ties, n_ties, direction, x, False)
+                r = _lexicographic_pick(LU, perm, ties, np.int64(n_ties), direction, x, _FALSE)
             else:
                 r = ties[0]
         ratio = x[r] / direction[r]
