@@ -2,9 +2,9 @@
 
 Everything about the package is declared in ``pyproject.toml``; this file only adds one step to
 ``build_py``.  After the sources are copied to the build directory, a child process imports sinews
-from there and runs ``sinews.warmup(simulation=True, constraints=True)``, which compiles the core
-kernels, those of the default simulation stepper and those of the compiled constrained dynamics
-into ``sinews/**/__pycache__`` (Numba's cache next to each kernel
+from there and runs ``sinews.warmup(simulation=True, constraints=True, batch=True)``, which
+compiles the core kernels, those of the simulation steppers and contact solvers, of the compiled
+constrained dynamics and of the batch algorithms into ``sinews/**/__pycache__`` (Numba's cache next to each kernel
 module).  Those ``.nbi``/``.nbc`` files go into the wheel, so the first call after ``pip install .``
 loads machine code instead of compiling it.  See ``docs/cold-start.md``.
 
@@ -40,7 +40,8 @@ from pathlib import Path
 if Path(sinews.__file__).resolve().parent != Path(sys.argv[1]).resolve():
     raise SystemExit(f"imported sinews from {sinews.__file__}, not from the build directory")
 t = time.perf_counter()
-sinews.warmup(simulation=sys.argv[2] == "all", constraints=sys.argv[2] == "all")
+full = sys.argv[2] == "all"
+sinews.warmup(simulation=full, constraints=full, batch=full)
 import numba, numpy, platform
 from llvmlite import binding
 Path(sys.argv[3]).write_text(json.dumps({

@@ -217,6 +217,53 @@ def test_warmup_steppers_covers_the_lcp_and_impulse_steppers():
     assert out["grew"] == [], out["grew"]
 
 
+def test_warmup_batch_and_contact_solvers_leave_nothing_to_load():
+    """After ``warmup_batch()`` and ``warmup_steppers()`` (in one process), :mod:`sinews.batch` on
+    200 states of a quadruped (the parallel driver) and the contact solvers on other problems
+    (FCLib PGS on a sparse W, Simbody's PGS and PLUS) neither compile nor even load a kernel:
+    Numba's cache log (``NUMBA_DEBUG_CACHE``, printed) is silent after the warm-ups.  (Kernels
+    built as closures, like the batch ones, are not module attributes: the log sees them.)"""
+    out = run_fresh(
+        """
+        import os
+        os.environ["NUMBA_DEBUG_CACHE"] = "1"
+        import contextlib, io, json
+        import numpy as np
+        import scipy.sparse as sp
+        from sinews._warmup import warmup_batch, warmup_steppers
+
+        warmup_batch()
+        warmup_steppers(processes=1)
+        import sinews, sinews.batch
+        from sinews.contact import fclib
+        from sinews.contact.impulse_solver import PGSImpulseSolver, PLUSImpulseSolver, UniContactRT
+        from sinews.sample_models import quadruped12
+
+        log = io.StringIO()
+        with contextlib.redirect_stdout(log):
+            model = quadruped12()
+            rng = np.random.default_rng(0)
+            q = np.array([sinews.random_configuration(model, rng) for _ in range(200)])
+            v = rng.normal(size=(200, model.nv))
+            sinews.batch.aba(model, q, v, v); sinews.batch.rnea(model, q, v, v); sinews.batch.crba(model, q)
+            sinews.batch.forward_kinematics(model, q); sinews.batch.center_of_mass(model, q)
+            sinews.batch.point_jacobian(model, q, "FL_shank", (0.0, 0.0, -0.25))
+            W = sp.random(9, 9, density=0.3, random_state=1)
+            W = sp.csr_matrix(W @ W.T + 3 * sp.eye(9))
+            problem = fclib.FrictionContactProblem(W, rng.normal(size=9), np.array([0.5, 0.8, 0.3]))
+            res = fclib.solve(problem, tol=1e-8, max_iter=2000, W=problem.W)
+            for solver in (PLUSImpulseSolver(), PGSImpulseSolver()):
+                contact = UniContactRT(normal=0, friction=(1, 2), eff_mu=0.3)
+                solver.solve(0, None, np.eye(3), None, (), None, np.array([-1.0, 0.2, 0.1]), None,
+                             uni_contact=[contact])
+        print(json.dumps({"log": [l for l in log.getvalue().splitlines() if l.startswith("[cache]")],
+                          "iterations": int(res.iterations)}))
+        """
+    )
+    assert out["iterations"] > 0  # the sparse PGS ran
+    assert out["log"] == [], out["log"][:6]
+
+
 def test_warmup_constrained_covers_the_compiled_constrained_dynamics():
     """After ``warmup_constrained()``, a program's constrained dynamics on its own robots (a
     contacts-only set by every compiled method, with impulses; a mixed set with loop-closure,

@@ -8,8 +8,8 @@ wheel is built with ``pip wheel --no-build-isolation`` (setuptools >= 77 from th
 extra), so no network is needed.
 
 The build compiles the kernel cache that the wheel ships (``setup.py``): a fresh process of the
-installed wheel loads every kernel of ``sinews.warmup(simulation=True, constraints=True)`` and
-compiles none
+installed wheel loads every kernel of ``sinews.warmup(simulation=True, constraints=True,
+batch=True)`` and compiles none
 (Numba's own cache log, ``NUMBA_DEBUG_CACHE``, says so), also when the install's ``__pycache__`` is
 read-only and Numba falls back to the per-user cache.
 """
@@ -193,7 +193,7 @@ def _cache_log(proc) -> tuple[list[str], list[str]]:
 
 def test_installed_wheel_loads_its_kernels_and_compiles_none(fresh_venv, tmp_path):
     py = fresh_venv / "bin" / "python"
-    proc = _run([str(py), "-c", "import sinews; sinews.warmup(simulation=True, constraints=True)\n" + _FIRST_CALLS],
+    proc = _run([str(py), "-c", "import sinews; sinews.warmup(simulation=True, constraints=True, batch=True)\n" + _FIRST_CALLS],
                 cwd=tmp_path, env={"NUMBA_DEBUG_CACHE": "1"})
     loaded, saved = _cache_log(proc)
     assert not saved, f"the installed wheel compiled kernels its cache should hold: {saved[:5]}"

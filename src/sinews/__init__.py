@@ -168,30 +168,36 @@ def load_urdf(source, floating_base: bool = False, **kwargs):
     return _load(source, floating_base=floating_base, **kwargs)
 
 
-def warmup(processes: int | None = None, simulation: bool = False, constraints: bool = False) -> None:
+def warmup(processes: int | None = None, simulation: bool = False, constraints: bool = False,
+           batch: bool = False) -> None:
     """Compile (or load from the on-disk cache) every core kernel now, on a tiny model.
 
     ``processes``: how many processes compile at once, this one included (``None``: one per
     CPU, at most four; ``1``: this process only); the others are child processes that compile
     into the on-disk cache, from which this process then loads their kernels.  ``simulation``:
     also the kernels of the simulation steppers (collision, contact rows, the default stepper's
-    fused step, as the demos do before their first step; Lemke for ``"lcp"``; ``"impulse"``).  ``constraints``: also the kernels of the compiled constrained-dynamics paths
+    fused step, as the demos do before their first step; Lemke for ``"lcp"``; ``"impulse"``)
+    and of the contact solvers (FCLib's sparse kernels, Simbody's PGS and PLUS).  ``constraints``: also the kernels of the compiled constrained-dynamics paths
     (``forward_dynamics_constraints`` of contacts-only and mixed sets by every compiled method,
-    ``compute_constraint_impulses``).  See ``docs/cold-start.md``."""
+    ``compute_constraint_impulses``).  ``batch``: also the kernels of :mod:`sinews.batch`.  See
+    ``docs/cold-start.md``."""
     from . import _warmup
 
     if processes is not None and (isinstance(processes, bool) or not isinstance(processes, int) or processes < 1):
         raise ValueError(f"processes: expected None or an integer >= 1, got {processes!r}")
     if not isinstance(simulation, bool):
         raise ValueError(f"simulation: expected True or False, got {simulation!r}")
-    if not isinstance(constraints, bool):
-        raise ValueError(f"constraints: expected True or False, got {constraints!r}")
+    for name, flag in (("constraints", constraints), ("batch", batch)):
+        if not isinstance(flag, bool):
+            raise ValueError(f"{name}: expected True or False, got {flag!r}")
     _warmup.warmup(processes)
     if simulation:
         _warmup.warmup_simulation(processes)
         _warmup.warmup_steppers(processes)
     if constraints:
         _warmup.warmup_constrained(processes)
+    if batch:
+        _warmup.warmup_batch()
 
 
 __all__ = [

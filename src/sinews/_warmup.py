@@ -267,9 +267,50 @@ def _stepper(name):
     return group
 
 
-#: the other two steppers (:func:`warmup_steppers`): ``"lcp"`` (Lemke and its dense LU) and
-#: ``"impulse"``
-STEPPER_GROUPS = (_stepper("lcp"), _stepper("impulse"))
+def _contact_solvers(sinews, m, q, v, F):
+    """The frictional-contact solvers' sparse (CSR) kernels (the default stepper warms up the
+    dense ones) and Simbody's PGS and PLUS impulse solvers, on tiny problems."""
+    import scipy.sparse as sp
+
+    from .contact import fclib
+    from .contact.impulse_solver import PGSImpulseSolver, PLUSImpulseSolver, UniContactRT
+
+    W = np.array([[2.0, 0.1, 0.0, 0.5, 0.0, 0.0], [0.1, 2.0, 0.0, 0.0, 0.5, 0.0],
+                  [0.0, 0.0, 2.0, 0.0, 0.0, 0.5], [0.5, 0.0, 0.0, 2.0, 0.1, 0.0],
+                  [0.0, 0.5, 0.0, 0.1, 2.0, 0.0], [0.0, 0.0, 0.5, 0.0, 0.0, 2.0]])
+    problem = fclib.FrictionContactProblem(sp.csr_matrix(W), np.array([-1.0, 0.2, 0.0, -0.5, 0.0, 0.1]),
+                                           np.array([0.9, 0.5]))
+    fclib.solve(problem, tol=1e-6, max_iter=1000, W=problem.W)
+    fclib.natural_map_error(problem, np.zeros(6))
+    for solver in (PLUSImpulseSolver(max_rolling_speed=1e-9), PGSImpulseSolver(convergence_tol=1e-12, max_iters=100)):
+        contact = UniContactRT(normal=0, friction=(1, 2), eff_mu=0.6)
+        solver.solve(0, None, np.eye(3) / 2.0, None, (), None, np.array([-1.5, 0.5, 0.0]), None, uni_contact=[contact])
+
+
+#: the other two steppers and the contact solvers (:func:`warmup_steppers`): ``"lcp"`` (Lemke
+#: and its dense LU), ``"impulse"``, the sparse FCLib kernels and Simbody's impulse solvers
+STEPPER_GROUPS = (_stepper("lcp"), _stepper("impulse"), _contact_solvers)
+
+
+def _batch(sinews, m, q, v, F):
+    """Every algorithm of :mod:`sinews.batch` on 16 states (two chunks: the parallel driver
+    runs on a machine with two threads or more; it is compiled here in any case)."""
+    from . import batch
+    from ._batch_kernels import MIN_CHUNK, driver
+
+    driver()
+    Q, V = np.tile(q, (2 * MIN_CHUNK, 1)), np.zeros((2 * MIN_CHUNK, m.nv))
+    b = m.nbodies - 1
+    batch.aba(m, Q, V, V)
+    batch.rnea(m, Q, V, V)
+    batch.crba(m, Q)
+    batch.forward_kinematics(m, Q)
+    batch.point_jacobian(m, Q, b, (0.0, 0.0, 0.1))
+    batch.center_of_mass(m, Q)
+
+
+#: the batch algorithms (:func:`warmup_batch`)
+BATCH_GROUPS = (_batch,)
 
 
 def _con_contacts(sinews, m, q, v, F):
@@ -312,7 +353,8 @@ def _con_mixed(sinews, m, q, v, F):
 
 #: groups of the constrained dynamics' compiled paths (:func:`warmup_constrained`)
 CONSTRAINED_GROUPS = (_con_contacts, _con_mixed)
-_GROUP_SETS = {"core": GROUPS, "simulation": SIM_GROUPS, "steppers": STEPPER_GROUPS, "constrained": CONSTRAINED_GROUPS}
+_GROUP_SETS = {"core": GROUPS, "simulation": SIM_GROUPS, "steppers": STEPPER_GROUPS, "constrained": CONSTRAINED_GROUPS,
+               "batch": BATCH_GROUPS}
 
 
 def _run_group(index: int, which: str = "core") -> None:
@@ -447,8 +489,9 @@ def warmup_constrained(processes: int | None = None) -> None:
 
 def warmup_steppers(processes: int | None = None) -> None:
     """Compile (or load from the cache) the kernels of the ``"lcp"`` and ``"impulse"`` steppers
-    (after :func:`warmup_simulation`, which compiles the tree algorithms they share); ``processes``
-    as :func:`warmup_simulation`."""
+    and of the contact solvers (FCLib's sparse kernels, Simbody's PGS and PLUS), after
+    :func:`warmup_simulation`, which compiles the tree algorithms they share; ``processes`` as
+    :func:`warmup_simulation`."""
     if processes is None:
         processes = min(len(STEPPER_GROUPS), _cpus())
     if processes > 1 and sys.executable and not _cache_is_warm("steppers"):
@@ -456,3 +499,10 @@ def warmup_steppers(processes: int | None = None) -> None:
     args = _setup()
     for group in STEPPER_GROUPS:
         group(*args)
+
+
+def warmup_batch() -> None:
+    """Compile (or load from the cache) the kernels of :mod:`sinews.batch` (one group, in this
+    process)."""
+    for group in BATCH_GROUPS:
+        group(*_setup())

@@ -116,7 +116,7 @@ def dense_check(W, q, mu, r, u, F, work, scale, tol, floor, target, proxy, proxy
     if not np.isfinite(err):
         return True, False, err, target, proxy_tol
     if err <= target:
-        err, tier = careful_error_dense(W, q, mu, r, 3, scale, tol, floor, u, F, work)
+        err, tier = careful_error_dense(W, q, mu, r, np.int64(3), scale, tol, floor, u, F, work)
         if err <= tol:
             return True, True, err, target, proxy_tol
         target = 0.5 * min(target, tol * tol / err)
@@ -170,7 +170,7 @@ def pgs_kernel(W, q, mu, r, buf, tol, max_iter, omega, check_every, scale, caref
             if done:
                 break
     if not converged and careful:
-        err, tier = careful_error_dense(W, q, mu, r, 3, scale, tol, floor, u, F, work)
+        err, tier = careful_error_dense(W, q, mu, r, np.int64(3), scale, tol, floor, u, F, work)
     return it, err, converged
 
 
@@ -232,7 +232,7 @@ def pgs_kernel_csr(indptr, indices, data, q, mu, r, buf, tol, max_iter, omega, c
             if not np.isfinite(err):  # overflow: no point in sweeping on
                 break
             if err <= target:
-                err, tier = careful_error_csr(indptr, indices, data, q, mu, r, 3, scale, tol,
+                err, tier = careful_error_csr(indptr, indices, data, q, mu, r, np.int64(3), scale, tol,
                                               floor, u, F, work)
                 if err <= tol:
                     converged = True
@@ -241,6 +241,6 @@ def pgs_kernel_csr(indptr, indices, data, q, mu, r, buf, tol, max_iter, omega, c
             if proxy <= proxy_tol:
                 proxy_tol *= 0.1
     if not converged and careful:
-        err, tier = careful_error_csr(indptr, indices, data, q, mu, r, 3, scale, tol, floor, u,
+        err, tier = careful_error_csr(indptr, indices, data, q, mu, r, np.int64(3), scale, tol, floor, u,
                                      F, work)
     return it, err, converged
