@@ -132,6 +132,28 @@ def test_unknown_attribute_raises_attribute_error():
 
 
 
+#: Prepended to a child script: ``QUADRUPED_ON_GROUND``, code that builds ``m`` (quadruped12),
+#: ``scene`` (ground, a box on the trunk, a sphere on every other body) and ``q`` (placed on the
+#: ground), for ``exec`` after the warm-up (so that its imports come after it).
+SCENE = '''
+QUADRUPED_ON_GROUND = """
+import sinews
+from sinews.geometry import Box, Sphere
+from sinews.sample_models import quadruped12
+from sinews.sim import Scene, simulate
+from sinews.sim.scenes_io import place_on_ground
+
+m = quadruped12()
+scene = Scene(m)
+scene.add_ground()
+scene.add_geometry(1, Box([0.3, 0.2, 0.1]))
+for b in range(2, m.nbodies):
+    scene.add_geometry(b, Sphere(0.02))
+q = place_on_ground(scene, sinews.neutral(m), clearance=-1e-3)
+"""
+'''
+
+
 def test_warmup_simulation_covers_the_default_steppers_kernels():
     """After ``warmup_simulation()``, placing a floating robot on the ground and two steps of the
     default stepper compile nothing: no kernel they call (the fused step kernel, aba, crba,
@@ -149,25 +171,14 @@ def test_warmup_simulation_covers_the_default_steppers_kernels():
         before = signatures(own=False)
         bound = bound((("aba", "_ABA"), ("crba", "_CRBA"), ("minv", "_MINV")))
         import sinews
-        from sinews.geometry import Box, Sphere
-        from sinews.sample_models import quadruped12
-        from sinews.sim import Scene, simulate
-        from sinews.sim.scenes_io import place_on_ground
-
-        m = quadruped12()
-        scene = Scene(m)
-        scene.add_ground()
-        scene.add_geometry(1, Box([0.3, 0.2, 0.1]))
-        for b in range(2, m.nbodies):
-            scene.add_geometry(b, Sphere(0.02))
-        q = place_on_ground(scene, sinews.neutral(m), clearance=-1e-3)
+        exec(QUADRUPED_ON_GROUND)  # m, scene, q
         res = simulate(scene, q, np.zeros(m.nv), 2e-3, 1e-3, progress=False)
         after = signatures(own=False)
         grew = sorted(k for k in after if set(after[k]) - set(before.get(k, ())))
         print(json.dumps({"grew": grew, "contacts": int(res.num_contacts.max()), "entries_bound": bound,
                           "warm": sorted(k for k in before if before[k])}))
         """,
-        PROBES,
+        PROBES + SCENE,
     )
     assert out["contacts"] > 0  # the contact path ran
     for kernel in ("sinews._joint_pass.joint_pass", "sinews.contact._fc3d_pgs.pgs_kernel",
@@ -192,25 +203,14 @@ def test_warmup_steppers_covers_the_lcp_and_impulse_steppers():
         warmup_steppers(processes=1)
         before = signatures(own=False)
         import sinews
-        from sinews.geometry import Box, Sphere
-        from sinews.sample_models import quadruped12
-        from sinews.sim import Scene, simulate
-        from sinews.sim.scenes_io import place_on_ground
-
-        m = quadruped12()
-        scene = Scene(m)
-        scene.add_ground()
-        scene.add_geometry(1, Box([0.3, 0.2, 0.1]))
-        for b in range(2, m.nbodies):
-            scene.add_geometry(b, Sphere(0.02))
-        q = place_on_ground(scene, sinews.neutral(m), clearance=-1e-3)
+        exec(QUADRUPED_ON_GROUND)  # m, scene, q
         contacts = [int(simulate(scene, q, np.zeros(m.nv), 2e-3, 1e-3, stepper=name, progress=False)
                         .num_contacts.max()) for name in ("lcp", "impulse")]
         after = signatures(own=False)
         grew = sorted(k for k in after if set(after[k]) - set(before.get(k, ())))
         print(json.dumps({"grew": grew, "contacts": contacts, "warm": sorted(k for k in before if before[k])}))
         """,
-        PROBES,
+        PROBES + SCENE,
     )
     assert min(out["contacts"]) > 0  # the contact paths ran
     assert "sinews.lcp.lemke._lemke_kernel" in out["warm"]

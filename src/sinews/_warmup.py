@@ -445,6 +445,19 @@ def warmup(processes: int | None = None) -> None:
         group(*args)
 
 
+def _warm_set(which: str, processes: int | None) -> None:
+    """The groups of ``_GROUP_SETS[which]``: first in ``processes`` child processes (``None``: one
+    per group, at most one per CPU) when the cache is cold, then all in this process."""
+    groups = _GROUP_SETS[which]
+    if processes is None:
+        processes = min(len(groups), _cpus())
+    if processes > 1 and sys.executable and not _cache_is_warm(which):
+        _compile_in_children(min(int(processes), len(groups)), which)
+    args = _setup()
+    for group in groups:
+        group(*args)
+
+
 def warmup_simulation(processes: int | None = None) -> None:
     """Compile (or load from the cache) the kernels of the ``"default"`` simulation stepper, in
     parallel child processes when the cache is cold.  The demos call it before their first step;
@@ -454,14 +467,7 @@ def warmup_simulation(processes: int | None = None) -> None:
     CPU, as :func:`warmup`; 1: none).  Each child compiles the shared joint pass again and pays
     its start-up (about 6-10 s of CPU more in all on the quadruped demo), which the parallelism
     repays when the CPUs are otherwise idle (docs/cold-start.md)."""
-    if processes is None:
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        processes = min(len(SIM_GROUPS), cpus)
-    if processes > 1 and sys.executable and not _cache_is_warm("simulation"):
-        _compile_in_children(min(int(processes), len(SIM_GROUPS)), "simulation")
-    args = _setup()
-    for group in SIM_GROUPS:
-        group(*args)
+    _warm_set("simulation", processes)
     # the stepper's own fused kernel (sinews.sim._step_kernels), last and in this process: it
     # calls the kernels above, which it now loads from the cache instead of compiling them
     from .sim import simulate
@@ -478,13 +484,7 @@ def warmup_constrained(processes: int | None = None) -> None:
     ``direct``, ``range_space_sparse``, ``tree_augmented``), and ``compute_constraint_impulses``.
     ``processes`` as :func:`warmup_simulation` (the two groups compile in child processes first
     when the cache is cold)."""
-    if processes is None:
-        processes = min(len(CONSTRAINED_GROUPS), _cpus())
-    if processes > 1 and sys.executable and not _cache_is_warm("constrained"):
-        _compile_in_children(min(int(processes), len(CONSTRAINED_GROUPS)), "constrained")
-    args = _setup()
-    for group in CONSTRAINED_GROUPS:
-        group(*args)
+    _warm_set("constrained", processes)
 
 
 def warmup_steppers(processes: int | None = None) -> None:
@@ -492,13 +492,7 @@ def warmup_steppers(processes: int | None = None) -> None:
     and of the contact solvers (FCLib's sparse kernels, Simbody's PGS and PLUS), after
     :func:`warmup_simulation`, which compiles the tree algorithms they share; ``processes`` as
     :func:`warmup_simulation`."""
-    if processes is None:
-        processes = min(len(STEPPER_GROUPS), _cpus())
-    if processes > 1 and sys.executable and not _cache_is_warm("steppers"):
-        _compile_in_children(min(int(processes), len(STEPPER_GROUPS)), "steppers")
-    args = _setup()
-    for group in STEPPER_GROUPS:
-        group(*args)
+    _warm_set("steppers", processes)
 
 
 def warmup_batch() -> None:
