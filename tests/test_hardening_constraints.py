@@ -391,6 +391,25 @@ def test_shared_sets_from_8_threads_match_serial_bit_for_bit(bind_first):
     assert not mismatches, f"{len(mismatches)} results differ from the serial ones: {mismatches[:5]}"
 
 
+def test_a_set_bound_by_another_thread_meanwhile_keeps_the_compiled_path():
+    """``forward_dynamics_constraints`` and ``compute_constraint_impulses`` read the set's
+    compiled path, then bind the set through ``_bind_compiled`` when there is none: when another
+    thread bound the set in between, the compiled path is still the answer.  (It was ``None``,
+    and that one call took the general path, whose last bits differ: the 8-thread test above
+    failed once on a clean clone.)"""
+    from sinews.constraints.forward_dynamics import _bind_compiled
+
+    m, sets = _quadruped_sets()
+    cs = sets["feet"].copy()
+    cs.bind(m)  # by "another thread", after this one found no compiled path
+    assert cs._compiled is not None
+    assert _bind_compiled(m, cs) is cs._compiled
+    other = quadruped12()
+    assert _bind_compiled(other, cs) is None  # bound to another model: the general path decides
+    fresh = sets["feet"].copy()
+    assert _bind_compiled(m, fresh) is fresh._compiled is not None  # unbound: bound here
+
+
 # ============================================================================ 6. property tests
 def _fuzz_targets():
     """name -> (argument name, valid value, call taking the argument)."""

@@ -213,9 +213,23 @@ def test_read_only_install_seeds_the_user_cache_from_the_shipped_one(fresh_venv,
         "cls.ensure_cache_path = refuse\n"
     )
     user_cache = tmp_path / "xdg"
-    proc = _run([str(py), "-c", refuse + _FIRST_CALLS], cwd=tmp_path,
-                env={"NUMBA_DEBUG_CACHE": "1", "XDG_CACHE_HOME": str(user_cache)})
+    env = {"NUMBA_DEBUG_CACHE": "1", "XDG_CACHE_HOME": str(user_cache)}
+    proc = _run([str(py), "-c", refuse + _FIRST_CALLS], cwd=tmp_path, env=env)
     loaded, saved = _cache_log(proc)
     assert not saved, f"compiled instead of loading the shipped entries: {saved[:5]}"
     assert loaded and all(str(user_cache) in l for l in loaded)
-    assert any(p.name.startswith("_aba_kernels.aba-") for p in user_cache.rglob("*.nbi"))
+    indexes = sorted(user_cache.rglob("*.nbi"))
+    assert any(p.name.startswith("_aba_kernels.aba-") for p in indexes)
+    # an upgrade in place: the per-user entries are now another version's (a stale stamp); the
+    # shipped ones replace them instead of being compiled again
+    _run([str(py), "-c", "import pickle, sys\n"
+          "for path in sys.argv[1:]:\n"
+          "    with open(path, 'rb') as f:\n"
+          "        version = pickle.load(f); stamp, overloads = pickle.loads(f.read())\n"
+          "    with open(path, 'wb') as f:\n"
+          "        pickle.dump(version, f, protocol=-1); f.write(pickle.dumps(('older sources', overloads), -1))\n",
+          *map(str, indexes)])
+    proc = _run([str(py), "-c", refuse + _FIRST_CALLS], cwd=tmp_path, env=env)
+    loaded, saved = _cache_log(proc)
+    assert not saved, f"compiled instead of replacing stale entries by the shipped ones: {saved[:5]}"
+    assert any("_aba_kernels.aba-" in l for l in loaded)

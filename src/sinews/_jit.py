@@ -15,7 +15,7 @@ and absolute, at module level or inside functions).  Changing any file a kernel 
 makes its cache entry stale, and Numba recompiles it.  Where the cache lives is unchanged
 (``__pycache__`` next to the source, or ``NUMBA_CACHE_DIR``); see docs/cold-start.md.  When
 that ``__pycache__`` is read-only and Numba falls back to its per-user cache, the entries shipped
-in it (the wheel's pre-built cache, ``setup.py``) are copied there first.
+in it (the wheel's pre-built cache, ``setup.py``) are copied there first (also over stale ones).
 
 The closure digests are computed once per process per file (a few milliseconds for the whole
 package) when a kernel module is imported; compilation stays lazy.
@@ -28,6 +28,7 @@ import glob
 import hashlib
 import inspect
 import os
+import pickle
 import re
 import shutil
 import uuid
@@ -151,20 +152,38 @@ class _ClosureStampLocator:
                 _NUMPY_VERSION)
 
 
+def _index_header(path: Path):
+    """``(Numba version, freshness stamp)`` of a cache index file, or None when unreadable (the
+    format of Numba's ``IndexDataCacheFile``: the pickled version, then the pickled
+    ``(stamp, overloads)``)."""
+    try:
+        with open(path, "rb") as f:
+            version = pickle.load(f)
+            stamp, _ = pickle.loads(f.read())
+        return version, stamp
+    except Exception:
+        return None
+
+
 def _seed_from_shipped(py_file: str, filename_base: str, locator) -> None:
     """Copy a function's cache entries shipped in the package's ``__pycache__`` (the wheel's
     pre-built cache, setup.py) to ``locator``'s directory, when Numba chose the per-user cache
     because that ``__pycache__`` is read-only (a system-wide install) and the per-user cache has
-    no entry yet.  The entries are checked as usual when loaded (closure digest, signature, CPU,
-    Numba version); anything that does not match is compiled again."""
+    no entry yet, or only a stale one (another version of the sources, after an upgrade in
+    place).  The entries are checked as usual when loaded (closure digest, signature, CPU, Numba
+    version); anything that does not match is compiled again."""
     if type(locator).__name__.lstrip("_") != "UserWideCacheLocator":
         return
     shipped = Path(py_file).parent / "__pycache__"
     index = shipped / f"{filename_base}.nbi"
     try:
         target = Path(locator.get_cache_path())
-        if not index.is_file() or (target / index.name).exists():
+        if not index.is_file():
             return
+        if (target / index.name).exists():
+            ours = _index_header(index)
+            if ours is None or ours[0] != numba.__version__ or _index_header(target / index.name) == ours:
+                return  # nothing better to offer, or the per-user entry is of these sources
         # the code files first, the index last, each written under a temporary name and renamed
         # into place (as Numba writes its own): a process that finds the index finds its code,
         # and no process reads a half-written file (several processes may start at once)

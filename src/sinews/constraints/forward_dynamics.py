@@ -171,11 +171,15 @@ def _finite_system(names, *arrays):
 
 def _bind_compiled(model, cs):
     """The compiled contacts path of ``cs`` after binding it to ``model`` if it is an unbound
-    :class:`ConstraintSet` (so that its first call takes the same path as the later ones);
-    ``None`` otherwise (the general path then checks ``cs`` and diagnoses the system)."""
-    if getattr(cs, "model", False) is not None:
+    :class:`ConstraintSet` (so that its first call takes the same path as the later ones), or
+    if another thread bound it to ``model`` since the caller found no compiled path (``bind``
+    sets ``_compiled`` before ``model``, under its lock); ``None`` otherwise (the general path
+    then checks ``cs`` and diagnoses the system)."""
+    bound = getattr(cs, "model", False)
+    if bound is None:
+        _groups(model, cs, None)
+    elif bound is not model:
         return None
-    _groups(model, cs, None)
     return cs._compiled
 
 
