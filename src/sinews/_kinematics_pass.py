@@ -1,11 +1,15 @@
 """The world poses of a chain of links: the kinematics kernels' joint pass (Numba).
 
 :func:`chain_poses` is :func:`sinews._joint_pass.joint_pass_links` with ``mode = 2`` (world poses
-``oR``, ``op`` into the workspace), with the common joints done in fewer operations: a revolute
-joint about a coordinate axis and a prismatic joint.  For those it writes only the world pose
-(not the pose in the parent link), and multiplies the joint placement by the joint rotation
-exploiting its zeros, in the same order as the general pass (so the results are the same to the
-last bit, up to the sign of zeros).  Every other joint goes through the general pass.
+``oR``, ``op`` into the workspace), with the common joints done in fewer operations:
+- a revolute joint about a coordinate axis and a prismatic joint: it writes only the world pose
+  (not the pose in the parent link), and multiplies the joint placement by the joint rotation
+  exploiting its zeros, in the same order as the general pass (so the results are the same to
+  the last bit, up to the sign of zeros);
+- a free-flyer (the base of every legged robot and humanoid): the general pass's operations, in
+  its order, without its call and dispatch; it writes the pose in the parent link too, as that
+  pass does.
+Every other joint goes through the general pass.
 
 :func:`chain_poses` is compiled once and inlined by LLVM (``forceinline``) into the four
 kinematics kernels that call it, instead of being copied into each and typed again by Numba
@@ -17,9 +21,10 @@ import math
 import numpy as np
 
 from ._jit import njit
-from ._joint_pass import joint_pass_links
-from ._layout import MF_AXIS, MF_HEADER, MF_JP, MF_JR, MF_STRIDE, MI_AXIS, MI_IQ, MI_PARENT, MI_TYPE, WS_OP, WS_OR, WS_STRIDE
-from .joints import JT_PRISMATIC, JT_REVOLUTE
+from ._joint_pass import _quat_matrix, joint_pass_links
+from ._layout import (MF_AXIS, MF_HEADER, MF_JP, MF_JR, MF_STRIDE, MI_AXIS, MI_IQ, MI_PARENT, MI_TYPE, WS_OP, WS_OR,
+                      WS_P, WS_R, WS_STRIDE)
+from .joints import JT_FREEFLYER, JT_PRISMATIC, JT_REVOLUTE
 
 
 @njit(cache=True, forceinline=True)
@@ -30,7 +35,7 @@ def chain_poses(q, mi, mf, ws, chain, n):
         k = chain[kk]
         jt = mi[k, MI_TYPE]
         ac = mi[k, MI_AXIS]
-        if not ((jt == JT_REVOLUTE and 1 <= ac <= 3) or jt == JT_PRISMATIC):
+        if not ((jt == JT_REVOLUTE and 1 <= ac <= 3) or jt == JT_PRISMATIC or jt == JT_FREEFLYER):
             joint_pass_links(q, q, mi, mf, ws, np.int64(2), chain[kk:], np.int64(1))
             continue
         b = MF_HEADER + k * MF_STRIDE
@@ -57,6 +62,39 @@ def chain_poses(q, mi, mf, ws, chain, n):
             P1 = P1 + q10 * a0 + q11 * a1 + q12 * a2
             P2 = P2 + q20 * a0 + q21 * a1 + q22 * a2
             R00, R01, R02, R10, R11, R12, R20, R21, R22 = q00, q01, q02, q10, q11, q12, q20, q21, q22
+        elif jt == JT_FREEFLYER:
+            # X_parent_link = (J R(quat), Jp + J p), composed as the general pass does; its pose in
+            # the parent (ws[WS_R], ws[WS_P]) is written too, as that pass leaves it
+            iq = mi[k, MI_IQ]
+            r00, r01, r02, r10, r11, r12, r20, r21, r22 = _quat_matrix(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6])
+            f0 = q[iq]
+            f1 = q[iq + 1]
+            f2 = q[iq + 2]
+            R00 = q00 * r00 + q01 * r10 + q02 * r20
+            R01 = q00 * r01 + q01 * r11 + q02 * r21
+            R02 = q00 * r02 + q01 * r12 + q02 * r22
+            R10 = q10 * r00 + q11 * r10 + q12 * r20
+            R11 = q10 * r01 + q11 * r11 + q12 * r21
+            R12 = q10 * r02 + q11 * r12 + q12 * r22
+            R20 = q20 * r00 + q21 * r10 + q22 * r20
+            R21 = q20 * r01 + q21 * r11 + q22 * r21
+            R22 = q20 * r02 + q21 * r12 + q22 * r22
+            P0 = P0 + q00 * f0 + q01 * f1 + q02 * f2
+            P1 = P1 + q10 * f0 + q11 * f1 + q12 * f2
+            P2 = P2 + q20 * f0 + q21 * f1 + q22 * f2
+            w = k * WS_STRIDE
+            ws[w + WS_R] = R00
+            ws[w + WS_R + 1] = R01
+            ws[w + WS_R + 2] = R02
+            ws[w + WS_R + 3] = R10
+            ws[w + WS_R + 4] = R11
+            ws[w + WS_R + 5] = R12
+            ws[w + WS_R + 6] = R20
+            ws[w + WS_R + 7] = R21
+            ws[w + WS_R + 8] = R22
+            ws[w + WS_P] = P0
+            ws[w + WS_P + 1] = P1
+            ws[w + WS_P + 2] = P2
         else:
             c = math.cos(x)
             s = math.sin(x)
