@@ -78,6 +78,50 @@ def _rodrigues(a0, a1, a2, c, s):
 
 
 @njit(cache=True, forceinline=True)
+def _placed(mf, ws, b, w, r00, r01, r02, r10, r11, r12, r20, r21, r22, p0, p1, p2):
+    """The pose of a link in its parent, ``X_parent_link = X_parent_joint X_joint_link``: the
+    joint's motion ``(r, p)`` composed with its placement (``mf`` from ``b``), written to
+    ``ws[w + WS_R]``, ``ws[w + WS_P]`` and returned as ``(R (row-major), P)``.  Shared by the
+    joint pass and the pose pass's free-flyer (:mod:`sinews._kinematics_pass`), which must give
+    the same bits."""
+    j0 = b + MF_JR
+    q00 = mf[j0]
+    q01 = mf[j0 + 1]
+    q02 = mf[j0 + 2]
+    q10 = mf[j0 + 3]
+    q11 = mf[j0 + 4]
+    q12 = mf[j0 + 5]
+    q20 = mf[j0 + 6]
+    q21 = mf[j0 + 7]
+    q22 = mf[j0 + 8]
+    R00 = q00 * r00 + q01 * r10 + q02 * r20
+    R01 = q00 * r01 + q01 * r11 + q02 * r21
+    R02 = q00 * r02 + q01 * r12 + q02 * r22
+    R10 = q10 * r00 + q11 * r10 + q12 * r20
+    R11 = q10 * r01 + q11 * r11 + q12 * r21
+    R12 = q10 * r02 + q11 * r12 + q12 * r22
+    R20 = q20 * r00 + q21 * r10 + q22 * r20
+    R21 = q20 * r01 + q21 * r11 + q22 * r21
+    R22 = q20 * r02 + q21 * r12 + q22 * r22
+    P0 = mf[b + MF_JP] + q00 * p0 + q01 * p1 + q02 * p2
+    P1 = mf[b + MF_JP + 1] + q10 * p0 + q11 * p1 + q12 * p2
+    P2 = mf[b + MF_JP + 2] + q20 * p0 + q21 * p1 + q22 * p2
+    ws[w + WS_R] = R00
+    ws[w + WS_R + 1] = R01
+    ws[w + WS_R + 2] = R02
+    ws[w + WS_R + 3] = R10
+    ws[w + WS_R + 4] = R11
+    ws[w + WS_R + 5] = R12
+    ws[w + WS_R + 6] = R20
+    ws[w + WS_R + 7] = R21
+    ws[w + WS_R + 8] = R22
+    ws[w + WS_P] = P0
+    ws[w + WS_P + 1] = P1
+    ws[w + WS_P + 2] = P2
+    return R00, R01, R02, R10, R11, R12, R20, R21, R22, P0, P1, P2
+
+
+@njit(cache=True, forceinline=True)
 def _quat_matrix(x, y, z, w):
     """Rotation matrix of the quaternion (x, y, z, w) of any finite norm whose largest
     |component| is at least QUAT_TINY.  A squared norm outside [1e-290, 1e290] (it would lose
@@ -371,41 +415,9 @@ def joint_pass_links(q, v, mi, mf, ws, mode, links, n):
                 ws[w + WS_CJ + 3] = r00 * d0 + r10 * d1 + r20 * d2
                 ws[w + WS_CJ + 4] = r01 * d0 + r11 * d1 + r21 * d2
                 ws[w + WS_CJ + 5] = r02 * d0 + r12 * d1 + r22 * d2
-        # compose with the joint placement: X_parent_link = X_parent_joint X_joint_link
-        j0 = b + MF_JR
-        q00 = mf[j0]
-        q01 = mf[j0 + 1]
-        q02 = mf[j0 + 2]
-        q10 = mf[j0 + 3]
-        q11 = mf[j0 + 4]
-        q12 = mf[j0 + 5]
-        q20 = mf[j0 + 6]
-        q21 = mf[j0 + 7]
-        q22 = mf[j0 + 8]
-        R00 = q00 * r00 + q01 * r10 + q02 * r20
-        R01 = q00 * r01 + q01 * r11 + q02 * r21
-        R02 = q00 * r02 + q01 * r12 + q02 * r22
-        R10 = q10 * r00 + q11 * r10 + q12 * r20
-        R11 = q10 * r01 + q11 * r11 + q12 * r21
-        R12 = q10 * r02 + q11 * r12 + q12 * r22
-        R20 = q20 * r00 + q21 * r10 + q22 * r20
-        R21 = q20 * r01 + q21 * r11 + q22 * r21
-        R22 = q20 * r02 + q21 * r12 + q22 * r22
-        P0 = mf[b + MF_JP] + q00 * p0 + q01 * p1 + q02 * p2
-        P1 = mf[b + MF_JP + 1] + q10 * p0 + q11 * p1 + q12 * p2
-        P2 = mf[b + MF_JP + 2] + q20 * p0 + q21 * p1 + q22 * p2
-        ws[w + WS_R] = R00
-        ws[w + WS_R + 1] = R01
-        ws[w + WS_R + 2] = R02
-        ws[w + WS_R + 3] = R10
-        ws[w + WS_R + 4] = R11
-        ws[w + WS_R + 5] = R12
-        ws[w + WS_R + 6] = R20
-        ws[w + WS_R + 7] = R21
-        ws[w + WS_R + 8] = R22
-        ws[w + WS_P] = P0
-        ws[w + WS_P + 1] = P1
-        ws[w + WS_P + 2] = P2
+        R00, R01, R02, R10, R11, R12, R20, R21, R22, P0, P1, P2 = _placed(
+            mf, ws, b, w, r00, r01, r02, r10, r11, r12, r20, r21, r22, p0, p1, p2
+        )
         if mode & 2:
             if par >= 0:
                 wp = par * WS_STRIDE

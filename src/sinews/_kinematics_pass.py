@@ -21,9 +21,8 @@ import math
 import numpy as np
 
 from ._jit import njit
-from ._joint_pass import _quat_matrix, joint_pass_links
-from ._layout import (MF_AXIS, MF_HEADER, MF_JP, MF_JR, MF_STRIDE, MI_AXIS, MI_IQ, MI_PARENT, MI_TYPE, WS_OP, WS_OR,
-                      WS_P, WS_R, WS_STRIDE)
+from ._joint_pass import _placed, _quat_matrix, joint_pass_links
+from ._layout import MF_AXIS, MF_HEADER, MF_JP, MF_JR, MF_STRIDE, MI_AXIS, MI_IQ, MI_PARENT, MI_TYPE, WS_OP, WS_OR, WS_STRIDE
 from .joints import JT_FREEFLYER, JT_PRISMATIC, JT_REVOLUTE
 
 
@@ -63,38 +62,13 @@ def chain_poses(q, mi, mf, ws, chain, n):
             P2 = P2 + q20 * a0 + q21 * a1 + q22 * a2
             R00, R01, R02, R10, R11, R12, R20, R21, R22 = q00, q01, q02, q10, q11, q12, q20, q21, q22
         elif jt == JT_FREEFLYER:
-            # X_parent_link = (J R(quat), Jp + J p), composed as the general pass does; its pose in
-            # the parent (ws[WS_R], ws[WS_P]) is written too, as that pass leaves it
+            # X_parent_link = (J R(quat), Jp + J p), by the general pass's own composition, which
+            # also writes the pose in the parent (ws[WS_R], ws[WS_P]) as that pass leaves it
             iq = mi[k, MI_IQ]
             r00, r01, r02, r10, r11, r12, r20, r21, r22 = _quat_matrix(q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6])
-            f0 = q[iq]
-            f1 = q[iq + 1]
-            f2 = q[iq + 2]
-            R00 = q00 * r00 + q01 * r10 + q02 * r20
-            R01 = q00 * r01 + q01 * r11 + q02 * r21
-            R02 = q00 * r02 + q01 * r12 + q02 * r22
-            R10 = q10 * r00 + q11 * r10 + q12 * r20
-            R11 = q10 * r01 + q11 * r11 + q12 * r21
-            R12 = q10 * r02 + q11 * r12 + q12 * r22
-            R20 = q20 * r00 + q21 * r10 + q22 * r20
-            R21 = q20 * r01 + q21 * r11 + q22 * r21
-            R22 = q20 * r02 + q21 * r12 + q22 * r22
-            P0 = P0 + q00 * f0 + q01 * f1 + q02 * f2
-            P1 = P1 + q10 * f0 + q11 * f1 + q12 * f2
-            P2 = P2 + q20 * f0 + q21 * f1 + q22 * f2
-            w = k * WS_STRIDE
-            ws[w + WS_R] = R00
-            ws[w + WS_R + 1] = R01
-            ws[w + WS_R + 2] = R02
-            ws[w + WS_R + 3] = R10
-            ws[w + WS_R + 4] = R11
-            ws[w + WS_R + 5] = R12
-            ws[w + WS_R + 6] = R20
-            ws[w + WS_R + 7] = R21
-            ws[w + WS_R + 8] = R22
-            ws[w + WS_P] = P0
-            ws[w + WS_P + 1] = P1
-            ws[w + WS_P + 2] = P2
+            R00, R01, R02, R10, R11, R12, R20, R21, R22, P0, P1, P2 = _placed(
+                mf, ws, b, k * WS_STRIDE, r00, r01, r02, r10, r11, r12, r20, r21, r22, q[iq], q[iq + 1], q[iq + 2]
+            )
         else:
             c = math.cos(x)
             s = math.sin(x)
