@@ -123,6 +123,23 @@ def test_importing_a_submodule_first_keeps_the_function(first):
     assert out == [True] * 4
 
 
+@pytest.mark.parametrize("name, bad", [("processes", 0), ("processes", -2), ("processes", 1.5), ("processes", True),
+                                       ("processes", "2"), ("simulation", 1), ("constraints", "yes"), ("batch", None)])
+def test_warmup_refuses_bad_arguments_before_compiling(name, bad):
+    import sinews
+
+    with pytest.raises(ValueError, match=f"^{name}: expected"):
+        sinews.warmup(**{name: bad})
+
+
+def test_warmup_takes_a_numpy_integer_for_processes():
+    import numpy as np
+
+    import sinews
+
+    sinews.warmup(processes=np.int64(1))  # the cache is warm here: loads only
+
+
 def test_unknown_attribute_raises_attribute_error():
     import sinews
 

@@ -177,14 +177,19 @@ def warmup(processes: int | None = None, simulation: bool = False, constraints: 
     into the on-disk cache, from which this process then loads their kernels.  ``simulation``:
     also the kernels of the simulation steppers (collision, contact rows, the default stepper's
     fused step, as the demos do before their first step; Lemke for ``"lcp"``; ``"impulse"``)
-    and of the contact solvers (FCLib's sparse kernels, Simbody's PGS and PLUS).  ``constraints``: also the kernels of the compiled constrained-dynamics paths
+    and of the contact solvers (FCLib's sparse kernels, Simbody's PGS and PLUS).
+    ``constraints``: also the kernels of the compiled constrained-dynamics paths
     (``forward_dynamics_constraints`` of contacts-only and mixed sets by every compiled method,
     ``compute_constraint_impulses``).  ``batch``: also the kernels of :mod:`sinews.batch`.  See
     ``docs/cold-start.md``."""
     from . import _warmup
 
-    if processes is not None and (isinstance(processes, bool) or not isinstance(processes, int) or processes < 1):
-        raise ValueError(f"processes: expected None or an integer >= 1, got {processes!r}")
+    import numbers
+
+    if processes is not None:
+        if isinstance(processes, bool) or not isinstance(processes, numbers.Integral) or processes < 1:
+            raise ValueError(f"processes: expected None or an integer >= 1, got {processes!r}")
+        processes = int(processes)  # (a NumPy integer too)
     if not isinstance(simulation, bool):
         raise ValueError(f"simulation: expected True or False, got {simulation!r}")
     for name, flag in (("constraints", constraints), ("batch", batch)):

@@ -6,7 +6,8 @@ The input checks and the entry kernels' argument lengths are in :mod:`sinews._ke
 Design (see ``docs/performance.md``): one kernel per algorithm, few array arguments, flat 1-D
 indexing with constant offsets from :mod:`sinews._layout`, transforms as (R, p) pairs, and no
 helper that takes arrays inside a hot loop (the small helpers here take and return scalars and
-are inlined).  Kernels are compiled lazily on first call and cached on disk (``cache=True``).
+are inlined; the one exception, ``_placed``, reads the joint placement from ``mf`` and writes the
+pose to ``ws``, and is inlined by LLVM into both of its callers, at the same speed).  Kernels are compiled lazily on first call and cached on disk (``cache=True``).
 The algorithm kernels live beside their public modules (``_rnea_kernels``, ``_crba_kernels``,
 ``_aba_kernels``, ...); :mod:`sinews._kernels` re-exports them all.
 """

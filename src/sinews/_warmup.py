@@ -406,10 +406,12 @@ def _cache_is_warm(which: str = "core") -> bool:
 
             kernels += [_fast_range_space.contact_range_space, _fast_null_space.contact_null_space,
                         _mixed_kernels.mixed_range_space]
-        else:
+        elif which == "simulation":
             from .contact import _fc3d_pgs
 
             kernels.append(_fc3d_pgs.pgs_kernel)
+        else:
+            return True  # a set without a probe: compile serially
         return all(_is_cached(kernel) for kernel in kernels)
     except Exception:
         return True
