@@ -190,9 +190,7 @@ def warmup(processes: int | None = None, simulation: bool = False, constraints: 
         if isinstance(processes, bool) or not isinstance(processes, numbers.Integral) or processes < 1:
             raise ValueError(f"processes: expected None or an integer >= 1, got {processes!r}")
         processes = int(processes)  # (a NumPy integer too)
-    if not isinstance(simulation, bool):
-        raise ValueError(f"simulation: expected True or False, got {simulation!r}")
-    for name, flag in (("constraints", constraints), ("batch", batch)):
+    for name, flag in (("simulation", simulation), ("constraints", constraints), ("batch", batch)):
         if not isinstance(flag, bool):
             raise ValueError(f"{name}: expected True or False, got {flag!r}")
     _warmup.warmup(processes)

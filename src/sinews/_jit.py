@@ -180,9 +180,14 @@ def _seed_from_shipped(py_file: str, filename_base: str, locator) -> None:
         target = Path(locator.get_cache_path())
         if not index.is_file():
             return
-        if (target / index.name).exists():
+        seeded = target / index.name
+        if seeded.exists():
+            # a copy of the shipped index (the usual case, a plain read) or an index of these
+            # sources with more entries (its header, unpickled, has the shipped stamp) is kept
+            if seeded.read_bytes() == index.read_bytes():
+                return
             ours = _index_header(index)
-            if ours is None or ours[0] != numba.__version__ or _index_header(target / index.name) == ours:
+            if ours is None or ours[0] != numba.__version__ or _index_header(seeded) == ours:
                 return  # nothing better to offer, or the per-user entry is of these sources
         # the code files first, the index last, each written under a temporary name and renamed
         # into place (as Numba writes its own): a process that finds the index finds its code,

@@ -237,14 +237,22 @@ def _sim_kinematics(sinews, m, q, v, F):
     sinews.normalize(m, sinews.integrate(m, q, v, 0.1))
 
 
-def _sim_contact(sinews, m, q, v, F):
+def _two_contacts(W_form=np.asarray):
+    """A frictional-contact problem of two contacts whose 6 x 6 symmetric positive definite
+    ``W`` is ``W_form(W)`` (a dense array by default; ``scipy.sparse.csr_matrix`` for the CSR
+    kernels)."""
     from .contact import fclib
 
     W = np.array([[2.0, 0.1, 0.0, 0.5, 0.0, 0.0], [0.1, 2.0, 0.0, 0.0, 0.5, 0.0],
                   [0.0, 0.0, 2.0, 0.0, 0.0, 0.5], [0.5, 0.0, 0.0, 2.0, 0.1, 0.0],
                   [0.0, 0.5, 0.0, 0.1, 2.0, 0.0], [0.0, 0.0, 0.5, 0.0, 0.0, 2.0]])
-    problem = fclib.FrictionContactProblem(W, np.array([-1.0, 0.2, 0.0, -0.5, 0.0, 0.1]), np.array([0.9, 0.5]))
-    fclib.solve(problem, tol=1e-6, max_iter=1000)
+    return fclib.FrictionContactProblem(W_form(W), np.array([-1.0, 0.2, 0.0, -0.5, 0.0, 0.1]), np.array([0.9, 0.5]))
+
+
+def _sim_contact(sinews, m, q, v, F):
+    from .contact import fclib
+
+    fclib.solve(_two_contacts(), tol=1e-6, max_iter=1000)
     from .geometry import Box
     from .geometry.narrow_phase import box_box
 
@@ -255,13 +263,18 @@ def _sim_contact(sinews, m, q, v, F):
 SIM_GROUPS = (_sim_aba, _sim_inertia, _sim_kinematics, _sim_contact)
 
 
+def _three_steps(stepper: str = "default") -> None:
+    """Three steps of ``stepper`` on a ball resting on the ground (the contact path runs)."""
+    from .sim import simulate
+    from .sim.examples import bouncing_ball
+
+    scene, q0, v0 = bouncing_ball(height=0.0)
+    simulate(scene, q0, v0, 0.003, 1e-3, stepper=stepper, progress=False)
+
+
 def _stepper(name):
     def group(sinews, m, q, v, F):
-        from .sim import simulate
-        from .sim.examples import bouncing_ball
-
-        scene, q0, v0 = bouncing_ball(height=0.0)  # resting on the ground: the contact path runs
-        simulate(scene, q0, v0, 0.003, 1e-3, stepper=name, progress=False)
+        _three_steps(name)
 
     group.__doc__ = f"Three steps of the ``{name!r}`` stepper."
     return group
@@ -275,11 +288,7 @@ def _contact_solvers(sinews, m, q, v, F):
     from .contact import fclib
     from .contact.impulse_solver import PGSImpulseSolver, PLUSImpulseSolver, UniContactRT
 
-    W = np.array([[2.0, 0.1, 0.0, 0.5, 0.0, 0.0], [0.1, 2.0, 0.0, 0.0, 0.5, 0.0],
-                  [0.0, 0.0, 2.0, 0.0, 0.0, 0.5], [0.5, 0.0, 0.0, 2.0, 0.1, 0.0],
-                  [0.0, 0.5, 0.0, 0.1, 2.0, 0.0], [0.0, 0.0, 0.5, 0.0, 0.0, 2.0]])
-    problem = fclib.FrictionContactProblem(sp.csr_matrix(W), np.array([-1.0, 0.2, 0.0, -0.5, 0.0, 0.1]),
-                                           np.array([0.9, 0.5]))
+    problem = _two_contacts(sp.csr_matrix)
     fclib.solve(problem, tol=1e-6, max_iter=1000, W=problem.W)
     fclib.natural_map_error(problem, np.zeros(6))
     for solver in (PLUSImpulseSolver(max_rolling_speed=1e-9), PGSImpulseSolver(convergence_tol=1e-12, max_iters=100)):
@@ -472,11 +481,7 @@ def warmup_simulation(processes: int | None = None) -> None:
     _warm_set("simulation", processes)
     # the stepper's own fused kernel (sinews.sim._step_kernels), last and in this process: it
     # calls the kernels above, which it now loads from the cache instead of compiling them
-    from .sim import simulate
-    from .sim.examples import bouncing_ball
-
-    scene, q0, v0 = bouncing_ball(height=0.0)
-    simulate(scene, q0, v0, 0.003, 1e-3, progress=False)
+    _three_steps()
 
 
 def warmup_constrained(processes: int | None = None) -> None:
@@ -500,5 +505,4 @@ def warmup_steppers(processes: int | None = None) -> None:
 def warmup_batch() -> None:
     """Compile (or load from the cache) the kernels of :mod:`sinews.batch` (one group, in this
     process)."""
-    for group in BATCH_GROUPS:
-        group(*_setup())
+    _warm_set("batch", 1)
