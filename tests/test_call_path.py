@@ -143,3 +143,27 @@ def test_threads(state):
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_out_takes_the_fast_path_and_bad_outs_the_checked_path(state, monkeypatch):
+    """rnea and aba with ``out=``: the entry point writes the caller's array (the same bits as a
+    new result); an out it refuses gets the checked path's error."""
+    m, q, v, a = state
+    _fast(m, q, v, a)
+    out = np.full(m.nv, 7.0)
+    assert sinews.rnea(m, q, v, a, out=out) is out
+    assert np.array_equal(out, rnea_mod._rnea(m, q, v, a, None, None, None))
+    assert sinews.aba(m, q, v, a, out=out) is out
+    assert np.array_equal(out, aba_mod._aba(m, q, v, a, None, None, None))
+    # the fast path, not the checked one: with the checked path made to fail, out= still works
+    monkeypatch.setattr(rnea_mod, "_rnea", lambda *args: pytest.fail("checked path taken"))
+    monkeypatch.setattr(aba_mod, "_aba", lambda *args: pytest.fail("checked path taken"))
+    assert sinews.rnea(m, q, v, a, out=out) is out
+    assert sinews.aba(m, q, v, a, out=out) is out
+    monkeypatch.undo()
+    ro = np.zeros(m.nv)
+    ro.flags.writeable = False
+    for bad in (np.zeros(m.nv, dtype=np.float32), np.zeros(m.nv + 1), np.zeros(2 * m.nv)[::2], ro, [0.0] * m.nv):
+        for f in (sinews.rnea, sinews.aba):
+            with pytest.raises(ValueError, match="out must be a writeable C-contiguous float64"):
+                f(m, q, v, a, out=bad)

@@ -14,7 +14,11 @@ from test_api_fuzz_core import P0, Q, V, st  # noqa: E402
 
 import sinews  # noqa: E402
 
+#: a result to pass as forward_kinematics' out= (its own fast-path buffer after the first use)
+OUT = sinews.forward_kinematics(st()["model"], Q)
+
 TABLE = [
+    E(sinews.forward_kinematics, lambda: st(q=Q, out=OUT), "q:q", label="out"),
     E(sinews.frame_placement, lambda: st(q=Q, frame="tip"), "q:q"),
     E(sinews.frame_jacobian, lambda: st(q=Q, frame="tip", reference="local_world_aligned"), "q:q"),
     E(sinews.frame_jacobian_time_variation, lambda: st(q=Q, v=V, frame="tip", reference="local"), "q:q v"),

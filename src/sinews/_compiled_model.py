@@ -120,6 +120,9 @@ class CompiledModel:
         ]
         self.quat_slices = np.array(starts, dtype=np.int64).reshape(-1, 1) + np.arange(4)
         self._X_link_body = X_link_body
+        #: counts the placement tables built (one more each time a frame is added): the fast
+        #: path's buffers hold its address and the count they were built at
+        self.frames_version = np.zeros(1, dtype=np.int64)
         self.compile_frames(model)
 
     def compile_frames(self, model) -> None:
@@ -151,6 +154,7 @@ class CompiledModel:
         self.pl = pl.reshape(-1)
         self.body_rows = body_rows
         self.frame_rows = frame_rows
+        self.frames_version[0] += 1
 
     def constant_motion_subspaces(self) -> np.ndarray:
         """S (6 x nv, child axes) for every joint whose S does not depend on q (zeros elsewhere)."""

@@ -68,6 +68,7 @@ _INT = _nt.int64
 #: The one signature each entry kernel is compiled for.
 SIGNATURES = {
     "placements_f": (_F1, _F3, _F1),
+    "placements_into_f": (_F1, _F2, _F1),
     "row_placement_f": (_F1, _INT, _F3, _F1),
     "frame_jacobian_f": (_F1, _INT, _F1, _INT, _F3, _F1),
     "frame_jacobian_k": (_F1, _INT, _F3, _F1),
@@ -105,6 +106,57 @@ class KinBuffer(np.ndarray):
     argument has it before they read it (any other object is refused)."""
 
 
+def kin_buffer(c, ws) -> KinBuffer:
+    """The buffer of the compiled model ``c`` with a copy of the workspace ``ws``: header, the
+    model's tables, the support chains and the workspace (see
+    :mod:`sinews._kinematics_fast_kernels`); its pool slot counters at 0."""
+    nl = c.nlinks
+    mi, mf, pl = c.mi, c.mf, c.pl
+    # support chain of every link, root first
+    parent = mi[:, L.MI_PARENT].tolist()
+    chains = []
+    for k in range(nl):
+        chain = []
+        l = k
+        while l >= 0:
+            chain.append(l)
+            l = parent[l]
+        chains.append(chain[::-1])
+    lengths = [len(ch) for ch in chains]
+    o_mi = FK.H_SIZE
+    o_cs = o_mi + mi.size
+    o_cn = o_cs + nl
+    o_ch = o_cn + nl
+    o_all = o_ch + sum(lengths)
+    quats = c.quat_slices[:, 0] if len(c.quat_slices) else np.zeros(0, dtype=np.int64)
+    o_qs = o_all + nl
+    o_mf = o_qs + len(quats)
+    o_pl = o_mf + mf.size
+    o_ws = o_pl + pl.size
+    o_tmp = o_ws + ws.size
+    ib = np.zeros(o_tmp + 9, dtype=np.int64)
+    buf = ib.view(np.float64).view(KinBuffer)
+    h = ib[: FK.H_SIZE]
+    h[FK.H_NL], h[FK.H_NQ], h[FK.H_NV], h[FK.H_NROWS] = nl, c.nq, c.nv, pl.size // L.PL_STRIDE
+    h[FK.H_MI], h[FK.H_MF], h[FK.H_NMF], h[FK.H_PL] = o_mi, o_mf, mf.size, o_pl
+    h[FK.H_WS], h[FK.H_NWS], h[FK.H_CS], h[FK.H_CN], h[FK.H_TMP] = o_ws, ws.size, o_cs, o_cn, o_tmp
+    ib[o_mi:o_cs] = mi.reshape(-1)
+    ib[o_cn:o_ch] = lengths
+    ib[o_cs:o_cn] = o_ch + np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    ib[o_ch:o_all] = [l for ch in chains for l in ch]
+    ib[o_all:o_qs] = np.arange(nl)
+    ib[o_qs:o_mf] = quats
+    ib[FK.H_ALL], ib[FK.H_QS], ib[FK.H_NQS] = o_all, o_qs, len(quats)
+    buf[o_mf:o_pl] = mf
+    buf[o_pl:o_ws] = pl
+    buf[o_ws:o_tmp] = ws
+    ib[FK.H_NDARRAY], ib[FK.H_F64], ib[FK.H_INT64] = id(np.ndarray), id(np.dtype(np.float64)), id(np.int64)
+    # (the compiled model, which holds frames_version, lives as long as its model)
+    ib[FK.H_VERSION_AT], ib[FK.H_VERSION] = c.frames_version.ctypes.data, c.frames_version[0]
+    buf.frames_version = c.frames_version
+    return buf
+
+
 class KinState:
     """The fast path's buffer, name tables and result pools for one model and one thread."""
 
@@ -112,47 +164,9 @@ class KinState:
                  "T", "Tp", "P", "Pp", "J6", "J6p", "J3", "J3p", "V3", "V3p")
 
     def __init__(self, model, c, ws):
-        nl, nv = c.nlinks, c.nv
-        mi, mf, pl = c.mi, c.mf, c.pl
-        # support chain of every link, root first
-        parent = mi[:, L.MI_PARENT].tolist()
-        chains = []
-        for k in range(nl):
-            chain = []
-            l = k
-            while l >= 0:
-                chain.append(l)
-                l = parent[l]
-            chains.append(chain[::-1])
-        lengths = [len(ch) for ch in chains]
-        o_mi = FK.H_SIZE
-        o_cs = o_mi + mi.size
-        o_cn = o_cs + nl
-        o_ch = o_cn + nl
-        o_all = o_ch + sum(lengths)
-        quats = c.quat_slices[:, 0] if len(c.quat_slices) else np.zeros(0, dtype=np.int64)
-        o_qs = o_all + nl
-        o_mf = o_qs + len(quats)
-        o_pl = o_mf + mf.size
-        o_ws = o_pl + pl.size
-        o_tmp = o_ws + ws.size
-        ib = np.zeros(o_tmp + 9, dtype=np.int64)
-        buf = ib.view(np.float64).view(KinBuffer)
-        h = ib[: FK.H_SIZE]
-        h[FK.H_NL], h[FK.H_NQ], h[FK.H_NV], h[FK.H_NROWS] = nl, c.nq, nv, pl.size // L.PL_STRIDE
-        h[FK.H_MI], h[FK.H_MF], h[FK.H_NMF], h[FK.H_PL] = o_mi, o_mf, mf.size, o_pl
-        h[FK.H_WS], h[FK.H_NWS], h[FK.H_CS], h[FK.H_CN], h[FK.H_TMP] = o_ws, ws.size, o_cs, o_cn, o_tmp
-        ib[o_mi:o_cs] = mi.reshape(-1)
-        ib[o_cn:o_ch] = lengths
-        ib[o_cs:o_cn] = o_ch + np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-        ib[o_ch:o_all] = [l for ch in chains for l in ch]
-        ib[o_all:o_qs] = np.arange(nl)
-        ib[o_qs:o_mf] = quats
-        ib[FK.H_ALL], ib[FK.H_QS], ib[FK.H_NQS] = o_all, o_qs, len(quats)
-        buf[o_mf:o_pl] = mf
-        buf[o_pl:o_ws] = pl
-        buf[o_ws:o_tmp] = ws
-        ib[FK.H_NDARRAY], ib[FK.H_F64], ib[FK.H_INT64] = id(np.ndarray), id(np.dtype(np.float64)), id(np.int64)
+        buf = kin_buffer(c, ws)
+        ib = buf.view(np.ndarray).view(np.int64)
+        pl = c.pl
         self.buf, self.ib, self.pl = buf, ib, pl
         # the name tables' values are numpy.int64 scalars, which the native entry points read
         i64 = np.int64

@@ -35,6 +35,7 @@ from ._jacobian_dt_kernels import jacobian_time_variation_chain
 from ._joint_pass import BAD_SHAPE
 from ._kinematics_kernels import center_of_mass_links, frame_jacobian_chain, placements_table, row_placement_chain
 from ._layout import MI_STRIDE, PL_LINK, PL_STRIDE
+from ._native import load_i64
 
 # header of the buffer (int64 view)
 H_NL = 0
@@ -61,7 +62,9 @@ H_SLOT_V3 = 20  # 3-vectors
 H_NDARRAY = 21  # addresses the native entry points check arguments with (sinews._native): numpy.ndarray,
 H_F64 = 22  # the float64 dtype,
 H_INT64 = 23  # numpy.int64
-H_SIZE = 24
+H_VERSION_AT = 24  # address of the compiled model's frames_version (int64) and its value when the
+H_VERSION = 25  # buffer was built: another value, a frame added since, refuses placements_into_f
+H_SIZE = 26
 
 #: The pool is used up: make a new one (slot counter back to 0) and call again.
 POOL_FULL = -40
@@ -114,23 +117,32 @@ def _chain(ib, pl, row):
 
 @njit(inline="always", cache=True)
 def placements_f(q, pool, buf):
-    """World placements of every body and frame (:func:`placements_table`) into the next slot
+    """World placements of every body and frame (:func:`placements_into_f`) into the next slot
     of ``pool`` (K x rows x 12)."""
+    slot = buf.view(np.int64)[H_SLOT_FK]
+    if slot >= pool.shape[0]:
+        return POOL_FULL
+    code = placements_into_f(q, pool[slot], buf)
+    if code != 0:
+        return code
+    buf.view(np.int64)[H_SLOT_FK] = slot + 1
+    return slot
+
+
+@njit(inline="always", cache=True)
+def placements_into_f(q, table, buf):
+    """World placements of every body and frame (:func:`placements_table`) into ``table``
+    (rows x 12: the ``out`` of :func:`~sinews.forward_kinematics`, or a pool's slot): 0 or a
+    negative code."""
     ib, mi, mf, pl, ws = _views(buf)
-    if q.shape[0] != ib[H_NQ] or pool.shape[1] != ib[H_NROWS] or pool.shape[2] != 12:
+    if (q.shape[0] != ib[H_NQ] or table.shape[0] != ib[H_NROWS] or table.shape[1] != 12
+            or load_i64(ib[H_VERSION_AT]) != ib[H_VERSION]):
         return BAD_SHAPE
     code = _q_code(q, ib)
     if code != 0:
         return code
-    slot = ib[H_SLOT_FK]
-    if slot >= pool.shape[0]:
-        return POOL_FULL
     o = ib[H_ALL]
-    code = placements_table(q, pool[slot], mi, mf, ws, pl, ib[o : o + ib[H_NL]])
-    if code != 0:
-        return code
-    ib[H_SLOT_FK] = slot + 1
-    return slot
+    return placements_table(q, table, mi, mf, ws, pl, ib[o : o + ib[H_NL]])
 
 
 @njit(inline="always", cache=True)

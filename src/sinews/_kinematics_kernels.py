@@ -135,6 +135,13 @@ def placements_table(q, out, mi, mf, ws, pl, links):
         y0 = pl[o + PL_P]
         y1 = pl[o + PL_P + 1]
         y2 = pl[o + PL_P + 2]
+        if (y0 == 0.0 and y1 == 0.0 and y2 == 0.0 and pl[o + PL_R] == 1.0 and pl[o + PL_R + 4] == 1.0
+                and pl[o + PL_R + 8] == 1.0):
+            # the link's own frame (a body, or a frame placed at its origin): its pose copied
+            for i in range(12):
+                f[d + i] = ws[w + WS_OR + i]
+            bad += 0.0 * f[d + 9] + 0.0 * f[d + 10] + 0.0 * f[d + 11]
+            continue
         o00 = ws[w + WS_OR]
         o01 = ws[w + WS_OR + 1]
         o02 = ws[w + WS_OR + 2]
@@ -183,6 +190,18 @@ def placements_table(q, out, mi, mf, ws, pl, links):
     if bad != 0.0:  # NaN: a position written was not finite (0 * inf = NaN)
         return NOT_FINITE
     return 0
+
+
+@njit(cache=True)
+def placements_checked(q, table, mi, mf, ws, pl):
+    """:func:`placements_table` of every link after :func:`check_q` (the checked call path of
+    :func:`sinews.forward_kinematics`).  Returns 0, a :func:`check_q` code, or NOT_FINITE."""
+    nl = mi.shape[0]
+    if nl:
+        code = check_q(q, mi)
+        if code != 0:
+            return code
+    return placements_table(q, table, mi, mf, ws, pl, np.arange(nl))
 
 
 @njit(cache=True)

@@ -18,19 +18,21 @@ from numba import carray
 
 from . import _kinematics_fast_kernels as FK
 from ._jit import njit
-from ._kinematics_fast_kernels import H_F64, H_INT64, H_NDARRAY, H_NQ, H_NV
+from ._kinematics_fast_kernels import H_F64, H_INT64, H_NDARRAY, H_NQ, H_NROWS, H_NV
 from ._native import (
     AR_DATA,
     I0,
     I1,
     I3,
     IN,
+    OUT,
     array3,
     called_with,
     dim,
     f64_ptr,
     int64_value,
     is_int64,
+    is_matrix,
     is_vector,
     list_item,
     list_size,
@@ -85,12 +87,25 @@ def _pool2(obj):
     return matrix(obj, dim(obj, I0), dim(obj, I1))
 
 
+#: op code of :func:`placements_n` for ``forward_kinematics(..., out=)``
+INTO = 1
+I12 = np.int64(12)  # (a numpy.int64: a Python int would be typed as a literal)
+
+
 def placements_n(self, args, nargs):
-    """``forward_kinematics``: ``(buf, q, pool, results)``."""
+    """``forward_kinematics``: ``(buf, q, pool, results)``; with ``out=`` (op :data:`INTO`),
+    ``(buf, q, table, out)``: the placements written into ``out``'s table (rows x 12, checked
+    as an output: writeable too), ``out`` returned."""
     if nargs == 4 and called_with(self, args, nargs):
         buf, ib = _buffer(args[0])
         if _is_q(args[1], ib):
-            return _done(self, args, nargs, FK.placements_f(vector(args[1], ib[H_NQ]), array3(args[2]), buf), args[3])
+            q = vector(args[1], ib[H_NQ])
+            if op_of(self) != INTO:
+                return _done(self, args, nargs, FK.placements_f(q, array3(args[2]), buf), args[3])
+            nr = ib[H_NROWS]
+            if is_matrix(args[2], ib[H_NDARRAY], ib[H_F64], nr, I12, OUT):
+                if FK.placements_into_f(q, matrix(args[2], nr, I12), buf) == 0:
+                    return new_ref(args[3])
     return refuse(self, args, nargs)
 
 
@@ -182,6 +197,21 @@ def _fallback(name):
 
 
 placements_f = _fallback("placements_f")
+
+
+def placements_into_f():
+    """The dispatcher path of :func:`placements_n`'s op :data:`INTO`."""
+    from ._entry import typed
+    from ._kinematics_fast import SIGNATURES
+
+    kernel = typed("placements_into_f", FK, SIGNATURES)
+
+    def call(buf, q, table, out):
+        return out if kernel(q, table, buf) == 0 else buf
+
+    return call
+
+
 row_placement_f = _fallback("row_placement_f")
 frame_jacobian_f = _fallback("frame_jacobian_f")
 frame_jacobian_key_f = _fallback("frame_jacobian_k")  # (the native side: frame_jacobian_n)

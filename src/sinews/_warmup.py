@@ -57,6 +57,13 @@ def _twice(call):
     call(m)
 
 
+def _out_twice(f, m, q):
+    """``f(m, q, out=)`` twice into a result of ``f``: the checked path, then the fast path."""
+    out = f(m, q)
+    f(m, q, out=out)
+    f(m, q, out=out)
+
+
 def _group_misc(sinews, m, q, v, F):
     """Kernels that do not call the joint pass: configuration, ``L^T L``, the input checks, and
     the cores of the CRBA and of ``M^-1`` (which start from the world poses), compiled for the
@@ -98,6 +105,7 @@ def _group_kinematics(sinews, m, q, v, F):
     tip = m.nbodies - 1
     for call in (
         lambda m: sinews.forward_kinematics(m, q),
+        lambda m: _out_twice(sinews.forward_kinematics, m, q),
         lambda m: sinews.body_placement(m, q, tip),
         lambda m: sinews.frame_placement(m, q, "tip"),
         lambda m: sinews.point_jacobian(m, q, tip),

@@ -66,10 +66,10 @@ def aba(
     calling thread's own).  ``out``: optional preallocated result of length nv.  Raises
     ``ValueError`` if a subtree is massless (singular articulated inertia).
     """
-    if f_ext is None and data is None and out is None:  # the fast path (sinews._entry)
+    if f_ext is None and data is None:  # the fast path (sinews._entry)
         try:
             cx, nv, _ = model._tls.fast
-            qdd = _empty(nv)
+            qdd = _empty(nv) if out is None else out  # (an out the entry point refuses: the checked path)
             if _ABA(cx, q, v, tau, qdd) is qdd:
                 return qdd
         except Exception:

@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _jacobian_dt_kernels as DK
+from . import _kinematics_fast_kernels as FKK
 from . import _kinematics_kernels as KK
 from . import _layout as L
 from ._checks import raise_kernel_code, vector
@@ -45,7 +46,7 @@ from ._kinematics_common import (
     _reference,
 )
 from . import _native_kinematics as NK
-from ._kinematics_fast import KinBuffer, checked_data, retry
+from ._kinematics_fast import KinBuffer, checked_data, kin_buffer, retry
 from ._native import Entry
 from ._kinematics_point import (
     point_acceleration,
@@ -99,6 +100,9 @@ class Placements:
     model: object
     _table: np.ndarray | None = field(default=None, repr=False, compare=False)
     _nbodies: int = field(default=0, repr=False, compare=False)
+    #: its own fast-path buffer (sinews._kinematics_fast.kin_buffer), made when it is first
+    #: passed as ``out``
+    _buf: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __getattr__(self, name: str):
         # only reached for a field not yet set: the views of forward_kinematics' table
@@ -160,11 +164,13 @@ def _transform(out):
 # converts the arguments or raises the named error (and binds the state on a thread's first call).
 
 _FK = Entry(NK.placements_n, NK.placements_f, globals(), "_FK", KinBuffer)
+_FKO = Entry(NK.placements_n, NK.placements_into_f, globals(), "_FKO", KinBuffer, NK.INTO)
 _ROW = Entry(NK.row_placement_n, NK.row_placement_f, globals(), "_ROW", KinBuffer)
 _FJ = Entry(NK.frame_jacobian_n, NK.frame_jacobian_f, globals(), "_FJ", KinBuffer)
 _FJK = Entry(NK.frame_jacobian_n, NK.frame_jacobian_key_f, globals(), "_FJK", KinBuffer)
 _DJ = Entry(NK.time_variation_n, NK.time_variation_f, globals(), "_DJ", KinBuffer)
 _DJK = Entry(NK.time_variation_n, NK.time_variation_key_f, globals(), "_DJK", KinBuffer)
+_VERSION = FKK.H_VERSION
 _LWA = np.int64(L.REF_LOCAL_WORLD_ALIGNED)  # (a numpy.int64: the native entry points read it)
 _new = object.__new__
 _set = object.__setattr__
@@ -173,29 +179,49 @@ _set = object.__setattr__
 _KEYS = frozenset((str, int))
 
 
-def forward_kinematics(model: Model, q: ArrayLike, data: Data | None = None) -> Placements:
+def forward_kinematics(model: Model, q: ArrayLike, data: Data | None = None,
+                       out: Placements | None = None) -> Placements:
     """World placement of every body and frame at configuration ``q`` (nq,) (one kernel call; the
-    frames are compiled into the model's arrays once)."""
+    frames are compiled into the model's arrays once).
+
+    ``out``: the :class:`Placements` of an earlier call on this model, overwritten and returned
+    (its arrays keep their identity): the form for a loop, which allocates nothing, as
+    Pinocchio's ``framesForwardKinematics`` writes into its ``Data``."""
     if data is None:
         try:
-            s = model._tls.kin
-            if s.pl is model._compiled.pl:  # (a frame added since: the state is rebuilt)
+            if out is None:
+                s = model._tls.kin
                 r = _FK(s.buf, q, s.Pp, s.P)
                 if r is not s.buf or (r := retry(model, "P", _FK, q, make=_placements_pool)) is not None:
                     return r
+            elif out.model is model and _FKO(out._buf, q, out._table, out) is out:
+                return out
         except Exception:
             pass
     d = checked_data(model, data)
     c = d.c
     q = vector(q, c.nq, "q")
     nb = c.nbodies
-    n = nb + c.nframes
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    code = KK.placements(q, R, p, c.mi, c.mf, d.ws, c.pl)
+    rows = nb + c.nframes
+    table = np.empty((rows, 12)) if out is None else _out_table(out, model, rows)
+    code = KK.placements_checked(q, table, c.mi, c.mf, d.ws, c.pl)
     if code:
         raise_kernel_code(code, ("q",), model)
-    return Placements(R[:nb], p[:nb], R[nb:], p[nb:], model)
+    if out is None:
+        return _placements(table, nb, model)
+    b = getattr(out, "_buf", None)
+    if c.nlinks and (b is None or b.frames_version[0] != b.view(np.ndarray).view(np.int64)[_VERSION]):
+        out._buf = kin_buffer(c, d.ws)  # (the next call with this out takes the fast path)
+    return out
+
+
+def _out_table(out, model, rows: int) -> np.ndarray:
+    """The table of ``out`` (``forward_kinematics(..., out=)``), checked."""
+    table = out._table if isinstance(out, Placements) else None
+    if table is None or out.model is not model or table.shape != (rows, 12) or not table.flags.writeable:
+        raise ValueError("out must be the Placements of an earlier forward_kinematics call on this model "
+                         f"(with its {rows - model.compiled.nbodies} frames), got {type(out).__name__}")
+    return table
 
 
 def _row_placement(model, d, q, row) -> Transform:

@@ -51,10 +51,10 @@ def rnea(
     (``model.data()``; default the calling thread's own).  ``out``: optional preallocated result
     vector of length ``nv``.
     """
-    if f_ext is None and data is None and out is None:  # the fast path (sinews._entry)
+    if f_ext is None and data is None:  # the fast path (sinews._entry)
         try:
             cx, nv, _ = model._tls.fast
-            tau = _empty(nv)
+            tau = _empty(nv) if out is None else out  # (an out the entry point refuses: the checked path)
             if _RNEA(cx, q, v, a, tau) is tau:
                 return tau
         except Exception:

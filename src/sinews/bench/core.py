@@ -1,7 +1,8 @@
 """``python -m sinews.bench core [--json PATH] [--calls N] [--rounds R]``
 
 Times sinews against Pinocchio (called from Python, in the same process, on identical inputs)
-for RNEA, CRBA, ABA, forward kinematics with frames (vs ``framesForwardKinematics``), a frame
+for RNEA, CRBA, ABA, forward kinematics with frames (vs ``framesForwardKinematics``; as a new
+result, and ``forward_kinematics/out``: into the result of an earlier call), a frame
 Jacobian (vs ``computeJointJacobians`` + ``getFrameJacobian``, and vs the one-shot
 ``computeFrameJacobian``), a point Jacobian, one frame's placement (``frame_placement``: vs
 ``forwardKinematics`` + ``updateFramePlacement``; ``frame_placement/ffk``: vs
@@ -117,6 +118,9 @@ def run(calls: int = 200, rounds: int = 15, seed: int = 0, only=None, models=Non
         fk = sinews.forward_kinematics(m, q)
         assert np.allclose(fk.frame("bench_point").R, pd.oMf[fid].rotation, atol=1e-9)
         assert np.allclose(fk.frame("bench_point").p, pd.oMf[fid].translation, atol=1e-9)
+        assert sinews.forward_kinematics(m, q, out=fk) is fk
+        assert sinews.forward_kinematics(m, q, out=fk) is fk  # (its own buffer made on first use)
+        assert np.allclose(fk.frame("bench_point").p, pd.oMf[fid].translation, atol=1e-9)
         for ours_ref, pin_ref in (("local", pin.LOCAL), ("world", pin.WORLD), ("local_world_aligned", pin.LOCAL_WORLD_ALIGNED)):
             Jp = pin.computeFrameJacobian(pm, pd, q, fid, pin_ref)
             J = sinews.frame_jacobian(m, q, "bench_point", ours_ref)
@@ -164,6 +168,11 @@ def run(calls: int = 200, rounds: int = 15, seed: int = 0, only=None, models=Non
                 lambda: pin.computeFrameJacobian(pm, pd, q, fid, pin.LOCAL_WORLD_ALIGNED),
             ),
             ("forward_kinematics", lambda: sinews.forward_kinematics(m, q), lambda: pin.framesForwardKinematics(pm, pd, q)),
+            (
+                "forward_kinematics/out",  # into a result of an earlier call, as Pinocchio into its data
+                lambda: sinews.forward_kinematics(m, q, out=fk),
+                lambda: pin.framesForwardKinematics(pm, pd, q),
+            ),
             ("frame_jacobian/jj", lambda: sinews.frame_jacobian(m, q, "bench_point"), pin_joint_jacobians_then_frame),
             (
                 "frame_jacobian/cf",
