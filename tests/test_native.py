@@ -75,13 +75,28 @@ def test_refused_arguments_return_the_context_block():
     assert f(cx, q, v, a, tau, tau) is cx
     with pytest.raises(TypeError):
         f(cx, q, v, a, out=tau)
-    M = np.empty((nv, nv))
-    assert crba_mod._CRBA(cx, q, M) is M
-    for bad in (np.empty((nv, nv), order="F")[:, :-1], np.empty((nv, nv + 1)), np.empty(nv * nv), np.empty((nv, nv), np.float32)):
-        assert crba_mod._CRBA(cx, q, bad) is cx
-    Mf = np.asfortranarray(np.empty((nv, nv)))
-    assert crba_mod._CRBA(cx, q, Mf) is cx  # not C-contiguous
-    assert minv_mod._MINV(cx, q, np.empty((nv, nv))) is not cx
+    # crba and minverse take the thread's pool of results and hand out its last matrix
+    pool = m._tls.fast[2]
+    pool.refill()
+    n = len(pool)
+    last = pool[-1]
+    M = crba_mod._CRBA(cx, q, pool)
+    assert M is last and len(pool) == n - 1
+    del last
+    assert sys.getrefcount(M) == 2  # (M, the argument): the pool's reference passed on, none added
+    assert minv_mod._MINV(cx, q, pool) is not cx and len(pool) == n - 2
+    pool.clear()
+    assert crba_mod._CRBA(cx, q, pool) is cx and minv_mod._MINV(cx, q, pool) is cx  # used up
+    for bad in (np.empty((nv, nv), order="F")[:, :-1], np.empty((nv, nv + 1)), np.empty(nv * nv),
+                np.empty((nv, nv), np.float32), np.asfortranarray(np.empty((nv, nv))), ro):
+        pool.append(bad)
+        assert crba_mod._CRBA(cx, q, pool) is cx and minv_mod._MINV(cx, q, pool) is cx
+        assert pool.pop() is bad and not pool  # a refused call leaves the pool as it was
+    pool.append(np.empty((nv, nv)))
+    for other in ([np.empty((nv, nv))], np.empty((nv, nv)), (np.empty((nv, nv)),)):  # not the pool's type
+        assert crba_mod._CRBA(cx, q, other) is cx and minv_mod._MINV(cx, q, other) is cx
+    assert crba_mod._CRBA(cx, q.astype(np.float32), pool) is cx and len(pool) == 1
+    assert crba_mod._CRBA(cx, np.full(m.nq, np.nan), pool) is cx and len(pool) == 1
 
 
 @pytest.mark.skipif(not NATIVE, reason="the native layer is not available on this interpreter")

@@ -8,8 +8,10 @@ A public call without ``f_ext``, ``data`` or ``out`` does, in Python, only this:
         return tau
 
 ``crba`` and ``minverse`` take their result from this thread's :class:`MatrixPool` instead of a
-new array (``M = results.pop() if results else results.new()``): a view of a block of matrices
-prepared in advance.  Everything else is checked without Python code: the native entry point
+new array: the entry point is given the pool, fills its last matrix (a view of a block of
+matrices prepared in advance) and takes it from the pool as ``list.pop()`` would, only when the
+kernel succeeded (``M = CRBA(cx, q, results)``; a used-up pool gets a new block, then one more
+call).  Everything else is checked without Python code: the native entry point
 refuses any argument that is not a float64 ``numpy.ndarray`` of the right shape, C-contiguous
 and aligned (see :mod:`sinews._native`), and the kernel checks finiteness and zero quaternions
 and returns a code.  Anything refused, any non-zero code or exception sends the call to the checked path,
@@ -81,10 +83,13 @@ class MatrixPool(list):
         self.shape = (nv, nv)
         self.count = max(4, min(64, MATRIX_POOL_BYTES // (8 * max(nv, 1) ** 2)))
 
-    def new(self) -> np.ndarray:
-        """A result from a new block (the rest of the block prepared in this pool)."""
+    def refill(self) -> bool:
+        """When the pool is used up, a new block of results in it: whether one was made (an
+        entry point that refused a call with results left refused it for another reason)."""
+        if self:
+            return False
         self.extend(np.empty((self.count,) + self.shape))
-        return self.pop()
+        return True
 
 
 def fast_args(model, data):
@@ -99,4 +104,6 @@ def fast_args(model, data):
     c = data.c
     if not c.nlinks:
         return None
-    return _native.context(c.nq, c.nv, c.mi, c.mf, data.ws, MK.data_buffer(data)), c.nv, MatrixPool(c.nv)
+    cx = _native.context(c.nq, c.nv, c.mi, c.mf, data.ws, MK.data_buffer(data))
+    cx[_native.CX_POOL] = id(MatrixPool)
+    return cx, c.nv, MatrixPool(c.nv)

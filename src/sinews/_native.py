@@ -245,6 +245,7 @@ CX_NWS = 11
 CX_BUF = 12  #: address of a scratch vector (float64, CX_NBUF): minverse's
 CX_NBUF = 13
 CX_LINKS = 14  #: address of the link indices 0 .. nl - 1 (int64, CX_NL): "every link" for chain_poses
+CX_POOL = 15  #: address of the type of the thread's pools of (nv, nv) results (sinews._entry.MatrixPool)
 CX_SIZE = 16
 
 
@@ -340,6 +341,28 @@ def list_size(obj):
 def list_item(obj, i):
     """The address of item ``i`` of the Python list at address ``obj`` (``PyListObject.ob_item``)."""
     return load_i64(load_i64(obj + LIST_ITEMS) + 8 * i)
+
+
+@njit(cache=True, forceinline=True)
+def pool_last(obj, t_pool):
+    """The address of the last item of the list at address ``obj`` when its type is at address
+    ``t_pool`` and it has an item, else 0."""
+    if load_i64(obj + OB_TYPE) != t_pool:
+        return 0
+    n = list_size(obj)
+    if n <= 0:
+        return 0
+    return list_item(obj, n - 1)
+
+
+@njit(cache=True, forceinline=True)
+def pool_pop(obj):
+    """The last item of the (non-empty) list at address ``obj``, removed from the list with its
+    reference, which passes to the caller: what ``list.pop()`` does, the list's storage kept."""
+    n = list_size(obj)
+    item = list_item(obj, n - 1)
+    store_i64(obj + LIST_SIZE, n - 1)
+    return item
 
 
 @njit(cache=True, forceinline=True)

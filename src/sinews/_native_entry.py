@@ -34,6 +34,7 @@ from ._native import (
     CX_NL,
     CX_NQ,
     CX_NV,
+    CX_POOL,
     I0,
     I1,
     IN,
@@ -50,6 +51,8 @@ from ._native import (
     matrix,
     model_arrays,
     new_ref,
+    pool_last,
+    pool_pop,
     refuse,
     vector,
 )
@@ -78,13 +81,19 @@ def _state_views(args, cx):
 
 
 @njit(cache=True, forceinline=True)
-def _q_matrix_ok(args, cx):
-    """Whether ``args[1:3]`` are ``(q, out)``: a float64 vector of length nq and a writeable
-    float64 (nv, nv) matrix."""
+def _q_pool_ok(args, cx):
+    """The address of the (nv, nv) result ``crba`` and ``minverse`` fill, or 0: ``args[1:3]``
+    must be ``(q, results)``, a float64 vector of length nq and the thread's pool of results (a
+    :class:`~sinews._entry.MatrixPool`) whose last item is a writeable float64 (nv, nv) matrix."""
     t = cx[CX_NDARRAY]
     f = cx[CX_F64]
     nv = cx[CX_NV]
-    return is_vector(args[1], t, f, cx[CX_NQ], IN) and is_matrix(args[2], t, f, nv, nv, OUT)
+    if not is_vector(args[1], t, f, cx[CX_NQ], IN):
+        return 0
+    M = pool_last(args[2], cx[CX_POOL])
+    if M == 0 or not is_matrix(M, t, f, nv, nv, OUT):
+        return 0
+    return M
 
 
 #: the argument types of the kernels called by address (sinews._native.call_kernel): for rnea,
@@ -135,33 +144,37 @@ def aba_n(self, args, nargs):
 
 
 def crba_n(self, args, nargs):
-    """``crba(cx, q, M)``: what ``crba_x`` does (``M`` zeroed, the passes, ``M``'s exponent bits),
-    the world poses by :func:`_world_poses`.  It calls its kernels directly (their code linked
-    in): on a small robot the CRBA costs little more than a call by address with its arguments,
-    and the linked code runs about 8 % faster (UR5)."""
+    """``crba(cx, q, results)``: what ``crba_x`` does (``M`` zeroed, the passes, ``M``'s exponent
+    bits) into the last matrix ``M`` of the pool ``results`` (:func:`_q_pool_ok`), the world poses
+    by :func:`_world_poses`; ``M`` taken from the pool and returned.  It calls its kernels
+    directly (their code linked in): on a small robot the CRBA costs little more than a call by
+    address with its arguments, and the linked code runs about 8 % faster (UR5)."""
     if nargs == 3 and called_with(self, args, nargs):
         cx = block(args[0])
-        if _q_matrix_ok(args, cx):
+        obj = _q_pool_ok(args, cx)
+        if obj != 0:
             nv = cx[CX_NV]
             mi, mf, ws = model_arrays(cx)
             q = vector(args[1], cx[CX_NQ])
-            M = matrix(args[2], nv, nv)
+            M = matrix(obj, nv, nv)
             if check_q(q, mi) == 0:
                 M[:, :] = 0.0
                 _world_poses(q, mi, mf, ws, cx)
                 crba_core(M, mi, mf, ws)
                 if not not_finite_bits(M.reshape(nv * nv)):
-                    return new_ref(args[2])
+                    return pool_pop(args[2])
     return refuse(self, args, nargs)
 
 
 @calls((chain_poses, POSES_ARGS), (minverse_core, MINVERSE_ARGS))
 def minverse_n(self, args, nargs):
-    """``minverse(cx, q, Minv)``: as ``minverse``, the world poses by the kinematics pass as in
-    :func:`_world_poses`; both kernels called by address."""
+    """``minverse(cx, q, results)``: as ``minverse``, into the last matrix of the pool ``results``
+    (taken from it and returned, as in :func:`crba_n`), the world poses by the kinematics pass
+    as in :func:`_world_poses`; both kernels called by address."""
     if nargs == 3 and called_with(self, args, nargs):
         cx = block(args[0])
-        if _q_matrix_ok(args, cx):
+        obj = _q_pool_ok(args, cx)
+        if obj != 0:
             nv = cx[CX_NV]
             mi, mf, ws = model_arrays(cx)
             buf = carray(f64_ptr(cx[CX_BUF]), (cx[CX_NBUF],))
@@ -169,9 +182,9 @@ def minverse_n(self, args, nargs):
             links = carray(i64_ptr(cx[CX_LINKS]), (cx[CX_NL],))
             if check_q(q, mi) == 0 and call_kernel(chain_poses, kernel_slot(self, I0),
                                                    (q, mi, mf, ws, links, cx[CX_NL]))[0]:
-                ok, code = call_kernel(minverse_core, kernel_slot(self, I1), (matrix(args[2], nv, nv), mi, mf, ws, buf))
+                ok, code = call_kernel(minverse_core, kernel_slot(self, I1), (matrix(obj, nv, nv), mi, mf, ws, buf))
                 if ok and code == 0:
-                    return new_ref(args[2])
+                    return pool_pop(args[2])
     return refuse(self, args, nargs)
 
 
@@ -196,7 +209,25 @@ def _fallback(name: str, module=None, narrays: int = 3):
     return make
 
 
+def _pool_fallback(name: str, module=None, narrays: int = 3):
+    """A factory of ``f(cx, q, results)``: the entry kernel ``name`` dispatched on ``q``, the last
+    matrix of the pool ``results`` and the first ``narrays`` of ``cx.arrays``; that matrix, taken
+    from the pool, when it returned 0, else ``cx``."""
+
+    def make():
+        kernel = typed(name, module)
+
+        def call(cx, q, results):
+            if results and kernel(q, results[-1], *cx.arrays[:narrays]) == 0:
+                return results.pop()
+            return cx
+
+        return call
+
+    return make
+
+
 rnea_f = _fallback("rnea_x")
 aba_f = _fallback("aba_x")
-crba_f = _fallback("crba_x")
-minverse_f = _fallback("minverse_x", MK, 4)
+crba_f = _pool_fallback("crba_x")
+minverse_f = _pool_fallback("minverse_x", MK, 4)

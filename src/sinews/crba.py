@@ -37,8 +37,8 @@ def crba(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray:
     if data is None:  # the fast path (sinews._entry)
         try:
             cx, _, results = model._tls.fast
-            M = results.pop() if results else results.new()
-            if _CRBA(cx, q, M) is M:
+            M = _CRBA(cx, q, results)  # (a matrix taken from the pool, or cx: refused)
+            if M is not cx or (results.refill() and (M := _CRBA(cx, q, results)) is not cx):
                 return M
         except Exception:
             pass

@@ -44,8 +44,8 @@ def minverse(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray
     if data is None:  # the fast path (sinews._entry): this thread's workspace and scratch
         try:
             cx, _, results = model._tls.fast
-            Minv = results.pop() if results else results.new()
-            if _MINV(cx, q, Minv) is Minv:
+            Minv = _MINV(cx, q, results)  # (a matrix taken from the pool, or cx: refused)
+            if Minv is not cx or (results.refill() and (Minv := _MINV(cx, q, results)) is not cx):
                 return Minv
         except Exception:
             pass
