@@ -45,6 +45,7 @@ from numba import types as _nt
 from . import _kinematics_fast_kernels as FK
 from . import _layout as L
 from ._kinematics_common import _REF as REF
+from ._pools import Pool
 from .algorithms import get_data
 from .spatial import Transform
 
@@ -161,7 +162,7 @@ class KinState:
     """The fast path's buffer, name tables and result pools for one model and one thread."""
 
     __slots__ = ("buf", "ib", "pl", "body_rows", "frame_rows", "body_keys", "frame_keys", "model", "nbodies",
-                 "T", "Tp", "P", "Pp", "J6", "J6p", "J3", "J3p", "V3", "V3p")
+                 "T", "Tp", "P", "Pp", "J6", "J6p", "J3", "J3p", "V3", "V3p", "pools", "spares")
 
     def __init__(self, model, c, ws):
         buf = kin_buffer(c, ws)
@@ -176,38 +177,43 @@ class KinState:
         self.body_keys = {name: {b: i64(4 * row + ref) for b, row in c.body_rows.items()} for name, ref in REF.items()}
         self.frame_keys = {name: {f: i64(4 * row + ref) for f, row in c.frame_rows.items()} for name, ref in REF.items()}
         self.model, self.nbodies = model, c.nbodies
+        self.pools: dict = {}  # kind -> the Pool handed out from, and the one used up before it
+        self.spares: dict = {}
         for kind in ("T", "P", "J6", "J3", "V3"):
             self.refill(kind)  # (no placement tables yet: the first call makes them)
 
     def refill(self, kind: str, make=None) -> None:
-        """A new pool of results of one kind (slot counter back to 0); ``make(tables, nbodies,
-        model)``: the list of Placements of the tables (kind ``"P"``)."""
+        """A pool of results of one kind (slot counter back to 0): the spare pool when it is free
+        (:mod:`sinews._pools`), else a new one; ``make(tables, nbodies, model)``: the list of
+        Placements of the tables (kind ``"P"``, whose pools are not reused)."""
         ib = self.ib
-        nv = int(ib[FK.H_NV])
-        if kind == "T":
-            pool = np.empty((POOL, 4, 3))
-            ro = _readonly(pool)
-            self.T = _transforms(list(ro[:, :3]), list(ro[:, 3]))
-            self.Tp = pool
-            ib[FK.H_SLOT_T] = 0
-        elif kind == "P":
+        if kind == "P":
             rows = int(ib[FK.H_NROWS])
             pool = np.empty((placement_pool_size(rows) if make else 0, rows, 12))
             self.P = make(pool, self.nbodies, self.model) if make else []
             self.Pp = pool
             ib[FK.H_SLOT_FK] = 0
-        elif kind == "J6":
-            self.J6p = np.empty((POOL, 6, nv))
-            self.J6 = list(self.J6p)
-            ib[FK.H_SLOT_J6] = 0
-        elif kind == "J3":
-            self.J3p = np.empty((POOL, 3, nv))
-            self.J3 = list(self.J3p)
-            ib[FK.H_SLOT_J3] = 0
-        else:
-            self.V3p = np.empty((POOL, 3))
-            self.V3 = list(self.V3p)
-            ib[FK.H_SLOT_V3] = 0
+            return
+        spare = self.spares.get(kind)
+        if spare is None or not spare.free():
+            spare = self._new_pool(kind)
+        self.spares[kind] = self.pools.get(kind)
+        self.pools[kind] = spare
+        setattr(self, kind + "p", spare.block)
+        setattr(self, kind, spare.results)
+        ib[_SLOT[kind]] = 0
+
+    def _new_pool(self, kind: str) -> Pool:
+        nv = int(self.ib[FK.H_NV])
+        if kind == "T":
+            block = np.empty((POOL, 4, 3))
+            ro = _readonly(block)
+            R, p = list(ro[:, :3]), list(ro[:, 3])
+            T = _transforms(R, p)
+            return Pool(block, T, ((T, 1), (R, 2), (p, 2)), 2 * POOL)
+        block = np.empty((POOL, 6, nv) if kind == "J6" else (POOL, 3, nv) if kind == "J3" else (POOL, 3))
+        views = list(block)
+        return Pool(block, views, ((views, 1),), POOL)
 
 
 def bind(model) -> None:

@@ -65,10 +65,10 @@ def _out_twice(f, m, q):
 
 
 def _group_misc(sinews, m, q, v, F):
-    """Kernels that do not call the joint pass: configuration, ``L^T L``, the input checks, and
-    the cores of the CRBA and of ``M^-1`` (which start from the world poses), compiled for the
-    signatures the algorithms call them with."""
-    from . import _native
+    """Kernels that do not call the joint pass: configuration, ``L^T L``, the input checks, the
+    cores of the CRBA and of ``M^-1`` (which start from the world poses), compiled for the
+    signatures the algorithms call them with, and the result pools' reference-count reader."""
+    from . import _native, _pools
     from ._crba_kernels import crba_core
     from ._native_entry import CRBA_CORE_ARGS, MINVERSE_ARGS
     from ._minv_kernels import minverse_core
@@ -77,6 +77,7 @@ def _group_misc(sinews, m, q, v, F):
     sinews.ltl_factor(m, np.eye(m.nv)).solve(v)
     _native.kernel_address(crba_core, CRBA_CORE_ARGS)
     _native.kernel_address(minverse_core, MINVERSE_ARGS)
+    _pools.warm()  # (the reference-count reader of the result pools)
 
 
 def _group_rnea(sinews, m, q, v, F):
