@@ -40,6 +40,8 @@ KINDS = {
                    lambda: M._tls.kin.J3p),
     "vector 3": (lambda q: sinews.center_of_mass(M, q), lambda q: sinews.center_of_mass(M, q, data=D),
                  lambda: M._tls.kin.V3p),
+    "placements": (lambda q: sinews.forward_kinematics(M, q), lambda q: sinews.forward_kinematics(M, q, data=D),
+                   lambda: M._tls.kin.Pp),
     "crba": (lambda q: sinews.crba(M, q), lambda q: sinews.crba(M, q, data=D), lambda: M._tls.fast[2].current.block),
     "minverse": (lambda q: sinews.minverse(M, q), lambda q: sinews.minverse(M, q, data=D),
                  lambda: M._tls.fast[2].current.block),
@@ -47,6 +49,8 @@ KINDS = {
 
 
 def _arrays(x):
+    if isinstance(x, sinews.Placements):
+        return [x.R, x.p, x.frame_R, x.frame_p]
     return [x.R, x.p] if isinstance(x, sinews.Transform) else [x]
 
 
@@ -93,6 +97,18 @@ def test_whatever_the_caller_holds_is_never_reused(kind, hold):
 
 class _Sub(np.ndarray):
     pass
+
+
+def test_placements_whose_arrays_were_read_are_reused_too():
+    """A loop that reads a result's arrays (made on first access, then kept by the result) and
+    drops it still alternates two blocks of tables."""
+    fast, checked, block = KINDS["placements"]
+    blocks = set()
+    for i in range(5 * KF.POOL):
+        P = fast(_q(i % 3))
+        assert np.array_equal(P.frame_p[0], checked(_q(i % 3)).frame_p[0])
+        blocks.add(id(block()))
+    assert len(blocks) == 2
 
 
 def test_one_result_held_from_a_pool_keeps_that_pool():

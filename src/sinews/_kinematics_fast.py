@@ -184,27 +184,31 @@ class KinState:
 
     def refill(self, kind: str, make=None) -> None:
         """A pool of results of one kind (slot counter back to 0): the spare pool when it is free
-        (:mod:`sinews._pools`), else a new one; ``make(tables, nbodies, model)``: the list of
-        Placements of the tables (kind ``"P"``, whose pools are not reused)."""
+        (:mod:`sinews._pools`), else a new one; ``make(tables, nbodies, model, made)``: the
+        Placements of the tables and the tables' views (kind ``"P"``), each listing the views it
+        makes later in ``made``."""
         ib = self.ib
-        if kind == "P":
-            rows = int(ib[FK.H_NROWS])
-            pool = np.empty((placement_pool_size(rows) if make else 0, rows, 12))
-            self.P = make(pool, self.nbodies, self.model) if make else []
-            self.Pp = pool
+        if kind == "P" and make is None:  # (no tables until the first call)
+            self.P, self.Pp = [], np.empty((0, int(ib[FK.H_NROWS]), 12))
             ib[FK.H_SLOT_FK] = 0
             return
         spare = self.spares.get(kind)
         if spare is None or not spare.free():
-            spare = self._new_pool(kind)
+            spare = self._new_pool(kind, make)
         self.spares[kind] = self.pools.get(kind)
         self.pools[kind] = spare
         setattr(self, kind + "p", spare.block)
         setattr(self, kind, spare.results)
         ib[_SLOT[kind]] = 0
 
-    def _new_pool(self, kind: str) -> Pool:
+    def _new_pool(self, kind: str, make=None) -> Pool:
         nv = int(self.ib[FK.H_NV])
+        if kind == "P":
+            rows = int(self.ib[FK.H_NROWS])
+            block = np.empty((placement_pool_size(rows), rows, 12))
+            made: list = []
+            P, tables = make(block, self.nbodies, self.model, made)
+            return Pool(block, P, ((P, 1), (tables, 2), (made, 2)), len(tables), made)
         if kind == "T":
             block = np.empty((POOL, 4, 3))
             ro = _readonly(block)

@@ -70,15 +70,19 @@ class Pool:
     (1: only ``items``; 2: ``items`` and the result object that holds it), and ``views``: the
     number of views whose base is ``block``."""
 
-    __slots__ = ("block", "results", "held", "views")
+    __slots__ = ("block", "results", "held", "views", "made")
 
-    def __init__(self, block, results, held, views: int):
+    def __init__(self, block, results, held, views: int, made: list | None = None):
         self.block, self.results, self.held, self.views = block, results, held, views
+        #: views of the block the results make later (Placements: its four arrays, made on first
+        #: access), listed as they are made; one of the lists of ``held``
+        self.made = made
 
     def free(self) -> bool:
         """Whether nothing but this pool refers to its block, its views and its objects."""
         # (getrefcount: the views' bases, self.block, and its own argument)
-        if sys.getrefcount(self.block) != self.views + 2:
+        views = self.views if self.made is None else self.views + len(self.made)
+        if sys.getrefcount(self.block) != views + 2:
             return False
         g = globals()
         for items, count in self.held:

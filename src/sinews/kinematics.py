@@ -103,6 +103,8 @@ class Placements:
     #: its own fast-path buffer (sinews._kinematics_fast.kin_buffer), made when it is first
     #: passed as ``out``
     _buf: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: the list of the views made of its pool's tables (sinews._pools.Pool.made), or None
+    _made: list | None = field(default=None, repr=False, compare=False)
 
     def __getattr__(self, name: str):
         # only reached for a field not yet set: the views of forward_kinematics' table
@@ -110,7 +112,9 @@ class Placements:
             t, nb = self._table, self._nbodies
             R = t[:, :9].reshape(-1, 3, 3)
             p = t[:, 9:]
-            self.R, self.p, self.frame_R, self.frame_p = R[:nb], p[:nb], R[nb:], p[nb:]
+            self.R, self.p, self.frame_R, self.frame_p = views = R[:nb], p[:nb], R[nb:], p[nb:]
+            if self._made is not None:
+                self._made.extend(views)
             return getattr(self, name)
         raise AttributeError(f"'Placements' object has no attribute {name!r}")
 
@@ -134,17 +138,21 @@ def _placements(table, nbodies, model):
     P._table = table
     P._nbodies = nbodies
     P.model = model
+    P._made = None
     return P
 
 
-def _placements_pool(tables, nbodies, model):
-    """:func:`_placements` of every table of ``tables`` (K, rows, 12), in one loop."""
+def _placements_pool(block, nbodies, model, made):
+    """The :class:`Placements` of every table of ``block`` (K, rows, 12), made in one loop, and
+    the tables (views of ``block``); each lists in ``made`` the views it makes later."""
+    tables = list(block)
     out = list(map(_new, repeat(Placements, len(tables))))
     for P, t in zip(out, tables):
         P._table = t
         P._nbodies = nbodies
         P.model = model
-    return out
+        P._made = made
+    return out, tables
 
 
 def _transform(out):
