@@ -170,3 +170,28 @@ def test_out_equals_a_new_result_for_any_q(values):
 
 
 OUT = sinews.forward_kinematics(M, _q(M, 9))
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_a_copied_result_gets_a_buffer_of_its_own(how):
+    """A result used as out carries its fast path's buffer (which holds addresses): copies,
+    deep copies and pickles leave it out, and each copy works as out on its own."""
+    import copy
+    import pickle
+
+    P = sinews.forward_kinematics(M, _q(M, 0))
+    sinews.forward_kinematics(M, _q(M, 0), out=P)
+    sinews.forward_kinematics(M, _q(M, 0), out=P)
+    C = {"copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": lambda x: pickle.loads(pickle.dumps(x))}[how](P)
+    assert C._buf is None and C._made is None
+    _same(C, P)
+    m = C.model  # (a deep copy or a pickle carries a copy of the model: then out of that model only)
+    assert (m is M) == (how == "copy")
+    if m is not M:
+        with pytest.raises(ValueError, match="out must be the Placements"):
+            sinews.forward_kinematics(M, _q(M, 1), out=C)
+    assert sinews.forward_kinematics(m, _q(M, 1), out=C) is C
+    assert sinews.forward_kinematics(m, _q(M, 2), out=C) is C
+    _same(C, sinews.forward_kinematics(M, _q(M, 2), data=M.data()))
+    if how != "copy":  # its own arrays: the original keeps its values
+        _same(P, sinews.forward_kinematics(M, _q(M, 0), data=M.data()))

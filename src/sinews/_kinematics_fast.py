@@ -107,10 +107,12 @@ class KinBuffer(np.ndarray):
     argument has it before they read it (any other object is refused)."""
 
 
-def kin_buffer(c, ws) -> KinBuffer:
+def kin_buffer(c, ws, out=None) -> KinBuffer:
     """The buffer of the compiled model ``c`` with a copy of the workspace ``ws``: header, the
     model's tables, the support chains and the workspace (see
-    :mod:`sinews._kinematics_fast_kernels`); its pool slot counters at 0."""
+    :mod:`sinews._kinematics_fast_kernels`); its pool slot counters at 0.  With ``out`` (a
+    :class:`~sinews.kinematics.Placements` over a table): the buffer of ``out`` itself, which
+    holds its model and its table (and their addresses in the header)."""
     nl = c.nlinks
     mi, mf, pl = c.mi, c.mf, c.pl
     # support chain of every link, root first
@@ -155,6 +157,9 @@ def kin_buffer(c, ws) -> KinBuffer:
     # (the compiled model, which holds frames_version, lives as long as its model)
     ib[FK.H_VERSION_AT], ib[FK.H_VERSION] = c.frames_version.ctypes.data, c.frames_version[0]
     buf.frames_version = c.frames_version
+    if out is not None:
+        buf.out_model, buf.out_table = out.model, out._table
+        ib[FK.H_OUT_MODEL], ib[FK.H_OUT_TABLE] = id(out.model), id(out._table)
     return buf
 
 

@@ -118,6 +118,18 @@ class Placements:
             return getattr(self, name)
         raise AttributeError(f"'Placements' object has no attribute {name!r}")
 
+    def __getstate__(self):
+        # (copy, deepcopy, pickle) the table (the four arrays are views of it, made again on
+        # first access) or the four arrays, and the model; not the fast path's buffer, which
+        # holds addresses, nor the pool's list of views
+        names = ("_table", "_nbodies", "model") if self._table is not None else ("R", "p", "frame_R", "frame_p", "model")
+        return {name: getattr(self, name) for name in names}
+
+    def __setstate__(self, state):
+        self._table = self._buf = self._made = None
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
     def body(self, body: int | str) -> Transform:
         """World pose of a body (id or name)."""
         b = self.model._resolve_body(body)
@@ -202,7 +214,7 @@ def forward_kinematics(model: Model, q: ArrayLike, data: Data | None = None,
                 r = _FK(s.buf, q, s.Pp, s.P)
                 if r is not s.buf or (r := retry(model, "P", _FK, q, make=_placements_pool)) is not None:
                     return r
-            elif out.model is model and _FKO(out._buf, q, out._table, out) is out:
+            elif _FKO(out._buf, q, model, out) is out:  # (out's own buffer: its model, its table)
                 return out
         except Exception:
             pass
@@ -219,7 +231,7 @@ def forward_kinematics(model: Model, q: ArrayLike, data: Data | None = None,
         return _placements(table, nb, model)
     b = getattr(out, "_buf", None)
     if c.nlinks and (b is None or b.frames_version[0] != b.view(np.ndarray).view(np.int64)[_VERSION]):
-        out._buf = kin_buffer(c, d.ws)  # (the next call with this out takes the fast path)
+        out._buf = kin_buffer(c, d.ws, out)  # (the next call with this out takes the fast path)
     return out
 
 
