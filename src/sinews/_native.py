@@ -344,28 +344,6 @@ def list_item(obj, i):
 
 
 @njit(cache=True, forceinline=True)
-def pool_last(obj, t_pool):
-    """The address of the last item of the list at address ``obj`` when its type is at address
-    ``t_pool`` and it has an item, else 0."""
-    if load_i64(obj + OB_TYPE) != t_pool:
-        return 0
-    n = list_size(obj)
-    if n <= 0:
-        return 0
-    return list_item(obj, n - 1)
-
-
-@njit(cache=True, forceinline=True)
-def pool_pop(obj):
-    """The last item of the (non-empty) list at address ``obj``, removed from the list with its
-    reference, which passes to the caller: what ``list.pop()`` does, the list's storage kept."""
-    n = list_size(obj)
-    item = list_item(obj, n - 1)
-    store_i64(obj + LIST_SIZE, n - 1)
-    return item
-
-
-@njit(cache=True, forceinline=True)
 def model_arrays(cx):
     """``(mi, mf, ws)``: views of the model's arrays and the workspace of context block ``cx``."""
     mi = carray(i64_ptr(cx[CX_MI]), (cx[CX_NL], cx[CX_MIC]))

@@ -25,6 +25,7 @@ from ._jit import njit
 from ._joint_pass import check_q
 from ._kinematics_pass import chain_poses
 from ._minv_kernels import minverse_core
+from ._pools import pool_last, pool_pop
 from ._native import (
     CX_BUF,
     CX_F64,
@@ -51,8 +52,6 @@ from ._native import (
     matrix,
     model_arrays,
     new_ref,
-    pool_last,
-    pool_pop,
     refuse,
     vector,
 )

@@ -21,16 +21,42 @@ never one the caller can still reach: any reference to it, to one of its arrays,
 them (even a view of a view: NumPy makes the block the base of all of them) counts.
 
 The reference counts are read by a native function (:func:`held_n`, with the offsets of
-:mod:`sinews._native`); where the native layer is not available no pool is ever reused.
+:mod:`sinews._native`); where the native layer is not available no pool is ever reused.  The
+native entry points of ``crba`` and ``minverse`` take their result from the pool's list with
+:func:`pool_last` and :func:`pool_pop`.
 """
 
 from __future__ import annotations
 
 import sys
 
-from ._native import OB_REFCNT, Entry, called_with, list_item, list_size, load_i64, new_ref, op_of
+from ._jit import njit
+from ._native import (LIST_SIZE, OB_REFCNT, OB_TYPE, Entry, called_with, list_item, list_size, load_i64, new_ref,
+                      op_of, store_i64)
 
-__all__ = ["Pool"]
+__all__ = ["Pool", "pool_last", "pool_pop"]
+
+
+@njit(cache=True, forceinline=True)
+def pool_last(obj, t_pool):
+    """The address of the last item of the list at address ``obj`` when its type is at address
+    ``t_pool`` and it has an item, else 0."""
+    if load_i64(obj + OB_TYPE) != t_pool:
+        return 0
+    n = list_size(obj)
+    if n <= 0:
+        return 0
+    return list_item(obj, n - 1)
+
+
+@njit(cache=True, forceinline=True)
+def pool_pop(obj):
+    """The last item of the (non-empty) list at address ``obj``, removed from the list with its
+    reference, which passes to the caller: what ``list.pop()`` does, the list's storage kept."""
+    n = list_size(obj)
+    item = list_item(obj, n - 1)
+    store_i64(obj + LIST_SIZE, n - 1)
+    return item
 
 
 def held_n(self, args, nargs):
