@@ -64,6 +64,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+import sinews
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_api_fuzz_corruptions import (FAMILIES, KIND_FAMILIES, SKIP, Arg,  # noqa: E402
                                        HypothesisDraw, RandomDraw, _quat_starts, corruptions)
@@ -148,6 +150,9 @@ def _leaves(obj, path="result", depth=0, seen=None):
     elif isinstance(obj, (list, tuple)):
         for i, v in enumerate(obj):
             yield from _leaves(v, f"{path}[{i}]", depth + 1, seen)
+    elif isinstance(obj, sinews.Placements):  # (read-only properties, not dataclass fields)
+        for name in ("R", "p", "frame_R", "frame_p"):
+            yield from _leaves(getattr(obj, name), f"{path}.{name}", depth + 1, seen)
     elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         for f in dataclasses.fields(obj):
             if f.name.startswith("_") or f.name in ("model", "constraint_set", "group", "path",

@@ -383,6 +383,8 @@ def _leaves(x):
         return [a for y in x for a in _leaves(y)]
     if isinstance(x, sinews.Model):
         return []
+    if isinstance(x, sinews.Placements):  # (read-only properties, not dataclass fields)
+        return [np.asarray(a, dtype=float) for a in (x.R, x.p, x.frame_R, x.frame_p)]
     fields = ("R", "p", "frame_R", "frame_p", "mass", "com", "inertia_com", "axis", "axes", "pitch",
               "L", "t", "q", "v", "energy")
     if hasattr(x, "__dataclass_fields__"):

@@ -5,6 +5,8 @@ ever changes after it was returned."""
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pytest
 
@@ -121,7 +123,8 @@ def test_one_result_held_from_a_pool_keeps_that_pool():
 
 def test_free_reads_the_references():
     views = list(np.empty((4, 3)))
-    pool = _pools.Pool(views[0].base, views, ((views, 1),), 4)
+    like = np.empty((1, 3))[0]
+    pool = _pools.Pool(views[0].base, views, ((views, 1, _pools.ARRAYS, like),), 4)
     _pools.warm()
     assert pool.free()
     held = views[2]
@@ -132,17 +135,36 @@ def test_free_reads_the_references():
     assert not pool.free()
     del row
     assert pool.free()
-    objs = [object() for _ in range(3)]
-    two = [objs[0], objs[1]]  # each held by objs and two
-    pool.held = ((views, 1), (two, 2))
+    w = weakref.ref(views[3])  # a weak reference: the result could still be reached
+    assert not pool.free()
+    del w
     assert pool.free()
-    pool.held = ((views, 1), (objs, 2))
+    for change in ("writeable", "shape", "dtype"):  # state a dropped result would hand on
+        x = views[0]
+        if change == "writeable":
+            x.flags.writeable = False
+        elif change == "shape":
+            x.shape = (3, 1)
+        else:
+            x.dtype = np.int64
+        del x
+        assert not pool.free(), change
+        views[0] = views[0].base[0]  # (a fresh view in its place)
+        assert pool.free()
+    objs = [sinews.Transform.identity() for _ in range(3)]  # each held by objs only
+    pool.held = ((views, 1, _pools.ARRAYS, like), (objs, 1, _pools.OBJECTS, sinews.Transform))
+    assert pool.free()
+    held = objs[1]
+    assert not pool.free()
+    del held
+    assert pool.free()
+    pool.held = ((views, 1, _pools.ARRAYS, like), (objs, 1, _pools.OBJECTS, sinews.Placements))  # another class
     assert not pool.free()
 
 
 def test_without_the_native_layer_no_pool_is_reused(monkeypatch):
-    monkeypatch.setattr(_pools, "_HELD_1", _pools._never())
-    monkeypatch.setattr(_pools, "_HELD_2", _pools._never())
+    for name in ("_HELD_1_1", "_HELD_2_1", "_HELD_2_2", "_HELD_1_3"):
+        monkeypatch.setattr(_pools, name, _pools._never())
     fast, checked, block = KINDS["jacobian 6"]
     blocks = []
     for i in range(5 * KF.POOL):
@@ -150,3 +172,79 @@ def test_without_the_native_layer_no_pool_is_reused(monkeypatch):
         if not any(b is block() for b in blocks):
             blocks.append(block())
     assert len(blocks) >= 4
+
+
+def _churn(fast, calls=5 * KF.POOL):
+    for i in range(calls):
+        fast(_q(i % 5))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_weakly_referenced_result_is_never_reused(kind):
+    """A weak reference to a dropped result: the result dies as before (or, an array still
+    reachable that way, keeps its values); it is never handed out again with new values."""
+    fast, checked, _ = KINDS[kind]
+    x = fast(_q(0))
+    target = _arrays(x)[-1]
+    want = np.array(target)
+    w = weakref.ref(target)
+    del x, target
+    _churn(fast)
+    if w() is not None:
+        np.testing.assert_array_equal(w(), want)
+
+
+def test_results_have_no_state_to_hand_on():
+    """What a caller could change on a dropped result and so hand on to a later caller: the
+    objects have no __dict__ and read-only attributes; arrays whose flags, shape or dtype were
+    changed are not reused."""
+    X = sinews.frame_placement(M, _q(0), "tip")
+    with pytest.raises(TypeError):
+        vars(X)
+    with pytest.raises(AttributeError):
+        X.p = np.zeros(3)
+    P = sinews.forward_kinematics(M, _q(0))
+    for name in ("R", "p", "frame_R", "frame_p", "model"):
+        with pytest.raises(AttributeError):
+            setattr(P, name, None)
+    X.p.flags.writeable = True  # (its base is writeable: NumPy allows it)
+    del X
+    J = sinews.frame_jacobian(M, _q(0), "tip")
+    J.flags.writeable = False
+    del J
+    M3 = sinews.crba(M, _q(0))
+    M3.shape = (M.nv * M.nv,)
+    del M3
+    for i in range(5 * KF.POOL):
+        X = sinews.frame_placement(M, _q(i % 5), "tip")
+        J = sinews.frame_jacobian(M, _q(i % 5), "tip")
+        C = sinews.crba(M, _q(i % 5))
+        assert not X.p.flags.writeable and J.flags.writeable and C.shape == (M.nv, M.nv)
+
+
+def test_a_frozen_dropped_matrix_does_not_stall_the_fast_path(monkeypatch):
+    import importlib
+
+    crba_mod = importlib.import_module("sinews.crba")
+
+    X = sinews.crba(M, _q(0))
+    X.flags.writeable = False
+    del X
+    _churn(lambda q: sinews.crba(M, q))
+    monkeypatch.setattr(crba_mod, "_crba", lambda *a: pytest.fail("checked path taken"))
+    for i in range(3 * KF.POOL):
+        sinews.crba(M, _q(i % 5))
+
+
+def test_out_must_be_the_result_itself():
+    """An object that forwards its attributes to a result is not that result."""
+    P = sinews.forward_kinematics(M, _q(0))
+    sinews.forward_kinematics(M, _q(0), out=P)
+
+    class Forward:
+        def __getattr__(self, name):
+            return getattr(P, name)
+
+    for kw in ({}, {"data": D}):
+        with pytest.raises(ValueError, match="out must be the Placements"):
+            sinews.forward_kinematics(M, _q(1), out=Forward(), **kw)

@@ -33,7 +33,7 @@ import numpy as np
 from numba import types
 
 from . import _kernels as K
-from ._pools import Pool
+from ._pools import ARRAYS, Pool
 
 _F1 = types.Array(types.float64, 1, "C")
 _F2 = types.Array(types.float64, 2, "C")
@@ -96,7 +96,7 @@ class MatrixPool(list):
         if spare is None or not spare.free():
             block = np.empty((self.count,) + self.shape)
             views = list(block)
-            spare = Pool(block, views, ((views, 1),), self.count)
+            spare = Pool(block, views, ((views, 1, ARRAYS, np.empty((1,) + self.shape)[0]),), self.count)
         self.spare, self.current = self.current, spare
         self.extend(spare.results)
         return True

@@ -45,7 +45,7 @@ from numba import types as _nt
 from . import _kinematics_fast_kernels as FK
 from . import _layout as L
 from ._kinematics_common import _REF as REF
-from ._pools import Pool
+from ._pools import ARRAYS, OBJECTS, VIEWS, Pool
 from .algorithms import get_data
 from .spatial import Transform
 
@@ -84,15 +84,15 @@ SIGNATURES = {
 _new = object.__new__
 
 
+_SET_R = Transform.R.__set__  # (the slots of the frozen dataclass, written without its checks)
+_SET_P = Transform.p.__set__
+
+
 def _transforms(R, p):
-    """Transforms of the arrays ``R[i]``, ``p[i]``, made without checks: each field written into
-    the (frozen) dataclass's ``__dict__``, about 0.1 us per transform less than
-    ``object.__setattr__``."""
+    """Transforms of the arrays ``R[i]``, ``p[i]``, made without checks."""
     T = list(map(_new, repeat(Transform, len(R))))
-    for X, r, x in zip(T, R, p):
-        d = X.__dict__
-        d["R"] = r
-        d["p"] = x
+    list(map(_SET_R, T, R))
+    list(map(_SET_P, T, p))
     return T
 
 
@@ -111,8 +111,8 @@ def kin_buffer(c, ws, out=None) -> KinBuffer:
     """The buffer of the compiled model ``c`` with a copy of the workspace ``ws``: header, the
     model's tables, the support chains and the workspace (see
     :mod:`sinews._kinematics_fast_kernels`); its pool slot counters at 0.  With ``out`` (a
-    :class:`~sinews.kinematics.Placements` over a table): the buffer of ``out`` itself, which
-    holds its model and its table (and their addresses in the header)."""
+    :class:`~sinews.kinematics.Placements` over a table): the buffer of ``out`` itself, with
+    the addresses of ``out``, its model and its table in the header."""
     nl = c.nlinks
     mi, mf, pl = c.mi, c.mf, c.pl
     # support chain of every link, root first
@@ -157,9 +157,8 @@ def kin_buffer(c, ws, out=None) -> KinBuffer:
     # (the compiled model, which holds frames_version, lives as long as its model)
     ib[FK.H_VERSION_AT], ib[FK.H_VERSION] = c.frames_version.ctypes.data, c.frames_version[0]
     buf.frames_version = c.frames_version
-    if out is not None:
-        buf.out_model, buf.out_table = out.model, out._table
-        ib[FK.H_OUT_MODEL], ib[FK.H_OUT_TABLE] = id(out.model), id(out._table)
+    if out is not None:  # (out holds its model and its table, and the buffer only through out)
+        ib[FK.H_OUT], ib[FK.H_OUT_MODEL], ib[FK.H_OUT_TABLE] = id(out), id(out.model), id(out._table)
     return buf
 
 
@@ -207,22 +206,38 @@ class KinState:
         ib[_SLOT[kind]] = 0
 
     def _new_pool(self, kind: str, make=None) -> Pool:
+        """A new pool of ``kind``, with what :meth:`Pool.free` checks before it is reused: the
+        results (objects of their class, held by the pool's list only), their arrays (held by
+        the result too) and the views they made, compared with templates made the same way."""
         nv = int(self.ib[FK.H_NV])
         if kind == "P":
             rows = int(self.ib[FK.H_NROWS])
-            block = np.empty((placement_pool_size(rows), rows, 12))
+            shape = (placement_pool_size(rows), rows, 12)
+            block = np.empty(shape)
             made: list = []
             P, tables = make(block, self.nbodies, self.model, made)
-            return Pool(block, P, ((P, 1), (tables, 2), (made, 2)), len(tables), made)
+            like = np.empty((1,) + shape[1:])[0]
+            held = ((P, 1, OBJECTS, P[0].__class__), (tables, 2, ARRAYS, like), (made, 2, VIEWS, np.ndarray))
+            return Pool(block, P, held, len(tables), made, _forget_views)
         if kind == "T":
             block = np.empty((POOL, 4, 3))
             ro = _readonly(block)
             R, p = list(ro[:, :3]), list(ro[:, 3])
             T = _transforms(R, p)
-            return Pool(block, T, ((T, 1), (R, 2), (p, 2)), 2 * POOL)
-        block = np.empty((POOL, 6, nv) if kind == "J6" else (POOL, 3, nv) if kind == "J3" else (POOL, 3))
+            like = _readonly(np.empty((1, 4, 3)))
+            held = ((T, 1, OBJECTS, Transform), (R, 2, ARRAYS, like[0, :3]), (p, 2, ARRAYS, like[0, 3]))
+            return Pool(block, T, held, 2 * POOL)
+        shape = (6, nv) if kind == "J6" else (3, nv) if kind == "J3" else (3,)
+        block = np.empty((POOL,) + shape)
         views = list(block)
-        return Pool(block, views, ((views, 1),), POOL)
+        return Pool(block, views, ((views, 1, ARRAYS, np.empty((1,) + shape)[0]),), POOL)
+
+
+def _forget_views(results) -> None:
+    """Drop the arrays the Placements ``results`` made of their tables (when their pool is
+    reused: made again on first access)."""
+    for P in results:
+        P._views = None
 
 
 def bind(model) -> None:

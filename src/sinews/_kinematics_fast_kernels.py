@@ -64,9 +64,10 @@ H_F64 = 22  # the float64 dtype,
 H_INT64 = 23  # numpy.int64
 H_VERSION_AT = 24  # address of the compiled model's frames_version (int64) and its value when the
 H_VERSION = 25  # buffer was built: another value, a frame added since, refuses placements_into_f
-H_OUT_MODEL = 26  # a Placements' own buffer (forward_kinematics' out=): the address of its model
-H_OUT_TABLE = 27  # and of its table (0 in a thread's buffer)
-H_SIZE = 28
+H_OUT = 26  # a Placements' own buffer (forward_kinematics' out=): the address of the Placements,
+H_OUT_MODEL = 27  # of its model
+H_OUT_TABLE = 28  # and of its table (0 in a thread's buffer)
+H_SIZE = 29
 
 #: The pool is used up: make a new one (slot counter back to 0) and call again.
 POOL_FULL = -40

@@ -18,7 +18,7 @@ from numba import carray
 
 from . import _kinematics_fast_kernels as FK
 from ._jit import njit
-from ._kinematics_fast_kernels import H_F64, H_INT64, H_NDARRAY, H_NQ, H_NROWS, H_NV, H_OUT_MODEL, H_OUT_TABLE
+from ._kinematics_fast_kernels import H_F64, H_INT64, H_NDARRAY, H_NQ, H_NROWS, H_NV, H_OUT, H_OUT_MODEL, H_OUT_TABLE
 from ._native import (
     AR_DATA,
     I0,
@@ -95,7 +95,7 @@ I12 = np.int64(12)  # (a numpy.int64: a Python int would be typed as a literal)
 def placements_n(self, args, nargs):
     """``forward_kinematics``: ``(buf, q, pool, results)``; with ``out=`` (op :data:`INTO`),
     ``(buf, q, model, out)`` with ``buf`` the buffer of ``out`` itself, which holds the
-    addresses of its model and its table: ``model`` must be that model; the placements are
+    addresses of ``out``, its model and its table: ``out`` and ``model`` must be those; the placements are
     written into the table (rows x 12, checked as an output: writeable too) and ``out`` is
     returned."""
     if nargs == 4 and called_with(self, args, nargs):
@@ -106,7 +106,9 @@ def placements_n(self, args, nargs):
                 return _done(self, args, nargs, FK.placements_f(q, array3(args[2]), buf), args[3])
             nr = ib[H_NROWS]
             table = ib[H_OUT_TABLE]
-            if (args[2] == ib[H_OUT_MODEL] and table != 0
+            # (out is the Placements that owns the buffer, so its table, which it holds and never
+            # changes, is alive)
+            if (args[3] == ib[H_OUT] and args[2] == ib[H_OUT_MODEL] and table != 0
                     and is_matrix(table, ib[H_NDARRAY], ib[H_F64], nr, I12, OUT)):
                 if FK.placements_into_f(q, matrix(table, nr, I12), buf) == 0:
                     return new_ref(args[3])
@@ -211,9 +213,9 @@ def placements_into_f():
     kernel = typed("placements_into_f", FK, SIGNATURES)
 
     def call(buf, q, model, out):
-        if model is not buf.out_model:
+        if out._buf is not buf or model is not out.model:
             return buf
-        return out if kernel(q, buf.out_table, buf) == 0 else buf
+        return out if kernel(q, out._table, buf) == 0 else buf
 
     return call
 

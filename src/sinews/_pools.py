@@ -29,10 +29,14 @@ native entry points of ``crba`` and ``minverse`` take their result from the pool
 from __future__ import annotations
 
 import sys
+import weakref
+
+import numpy as np
 
 from ._jit import njit
-from ._native import (LIST_SIZE, OB_REFCNT, OB_TYPE, Entry, called_with, list_item, list_size, load_i64, new_ref,
-                      op_of, store_i64)
+from ._native import (ALIGNED, AR_DESCR, AR_DIMS, AR_FLAGS, AR_ND, AR_STRIDES, C_CONTIGUOUS, LIST_SIZE, OB_REFCNT,
+                      OB_TYPE, WRITEABLE, Entry, called_with, list_item, list_size, load_i32, load_i64, new_ref, op_of,
+                      store_i64)
 
 __all__ = ["Pool", "pool_last", "pool_pop"]
 
@@ -59,15 +63,54 @@ def pool_pop(obj):
     return item
 
 
+#: what :func:`held_n` checks of the items (the op code's second byte): arrays as the pool made
+#: them (compared with a template), views the pool drops when it is reused (no weak reference),
+#: objects of a class
+ARRAYS, VIEWS, OBJECTS = 1, 2, 3
+#: ``PyArrayObject.weakreflist`` (:func:`_layout_ok` checks it against the running NumPy)
+AR_WEAKLIST = 72
+#: the flags an array handed out again must still have, as when it was made
+KEPT_FLAGS = C_CONTIGUOUS | ALIGNED | WRITEABLE
+
+
+@njit(cache=True, forceinline=True)
+def _as_made(x, like):
+    """Whether the array at ``x`` has no weak reference and the dtype, flags, shape and strides
+    of the template array at ``like``."""
+    if load_i64(x + AR_WEAKLIST) != 0 or load_i64(x + AR_DESCR) != load_i64(like + AR_DESCR):
+        return False
+    if (load_i32(x + AR_FLAGS) & KEPT_FLAGS) != (load_i32(like + AR_FLAGS) & KEPT_FLAGS):
+        return False
+    nd = load_i32(x + AR_ND)
+    if nd != load_i32(like + AR_ND):
+        return False
+    dx, dl = load_i64(x + AR_DIMS), load_i64(like + AR_DIMS)
+    sx, sl = load_i64(x + AR_STRIDES), load_i64(like + AR_STRIDES)
+    for k in range(nd):
+        if load_i64(dx + 8 * k) != load_i64(dl + 8 * k) or load_i64(sx + 8 * k) != load_i64(sl + 8 * k):
+            return False
+    return True
+
+
 def held_n(self, args, nargs):
-    """``f(items)``: ``items`` (a list) when each of its items has the reference count that is
-    this entry point's op code (that many references, all of them known to the pool), else the
-    entry point's ``self`` (also for any other argument)."""
-    if nargs == 1 and called_with(self, args, nargs):
+    """``f(items, like)``: ``items`` (a list) when every item is as the pool left it, else the
+    entry point's ``self`` (also for any other argument).  As the pool left it: the reference
+    count in the op code's low byte (that many references, all of them the pool's) and, by the
+    op code's second byte, :data:`ARRAYS`: the type of the template array ``like`` and
+    :func:`_as_made`; :data:`VIEWS`: the class ``like`` and no weak reference; :data:`OBJECTS`:
+    the class ``like``."""
+    if nargs == 2 and called_with(self, args, nargs):
         items = args[0]
-        n = op_of(self)
+        like = args[1]
+        op = op_of(self)
+        n = op & 255
+        mode = op >> 8
+        t = load_i64(like + OB_TYPE) if mode == ARRAYS else like
         for i in range(list_size(items)):
-            if load_i64(list_item(items, i) + OB_REFCNT) != n:
+            x = list_item(items, i)
+            if load_i64(x + OB_REFCNT) != n or load_i64(x + OB_TYPE) != t:
+                return new_ref(self)
+            if (mode == ARRAYS and not _as_made(x, like)) or (mode == VIEWS and load_i64(x + AR_WEAKLIST) != 0):
                 return new_ref(self)
         return new_ref(items)
     return new_ref(self)
@@ -75,43 +118,93 @@ def held_n(self, args, nargs):
 
 def _never():
     """The dispatcher-path stand-in: no reference counts are read, no pool is reused."""
-    return lambda items: None
+    return lambda items, like: None
 
 
-# (each rebinds its global to the built-in function on its first call)
-_HELD_1 = Entry(held_n, _never, globals(), "_HELD_1", list, 1)
-_HELD_2 = Entry(held_n, _never, globals(), "_HELD_2", list, 2)
+# one entry point per (count, mode) used (each rebinds its global to the built-in function on
+# its first call)
+_HELD_1_1 = Entry(held_n, _never, globals(), "_HELD_1_1", list, 1 | ARRAYS << 8)
+_HELD_2_1 = Entry(held_n, _never, globals(), "_HELD_2_1", list, 2 | ARRAYS << 8)
+_HELD_2_2 = Entry(held_n, _never, globals(), "_HELD_2_2", list, 2 | VIEWS << 8)
+_HELD_1_3 = Entry(held_n, _never, globals(), "_HELD_1_3", list, 1 | OBJECTS << 8)
+
+
+def _layout_ok() -> bool:
+    """Whether :func:`held_n` sees, on known arrays, what Python reports: an array held only by
+    the list passes; one more reference, a weak reference or a changed flag fails it (else, or
+    without the native layer, no pool is reused)."""
+    if np.ndarray.__weakrefoffset__ != AR_WEAKLIST:
+        return False
+    block = np.zeros((2, 3))
+    items, like = list(block), block[0]
+    if _HELD_1_1(items, like) is not items:
+        return False
+    held = items[1]
+    if _HELD_1_1(items, like) is items:
+        return False
+    del held
+    w = weakref.ref(items[0])
+    if _HELD_1_1(items, like) is items:
+        return False
+    del w
+    items[1].flags.writeable = False
+    if _HELD_1_1(items, like) is items:
+        return False
+    items[1].flags.writeable = True
+    return _HELD_1_1(items, like) is items
+
+
+_LAYOUT: list = []  # [bool] once _layout_ok has run
+
+
+def layout_ok() -> bool:
+    """:func:`_layout_ok`, run once."""
+    if not _LAYOUT:
+        try:
+            ok = _layout_ok()
+        except Exception:
+            ok = False
+        _LAYOUT.append(ok)
+    return _LAYOUT[0]
 
 
 def warm() -> None:
-    """Build the native functions (or load them from the cache)."""
-    _HELD_1([])
-    _HELD_2([])
+    """Build the native functions (or load them from the cache) and check the layout."""
+    for name in ("_HELD_1_1", "_HELD_2_1", "_HELD_2_2", "_HELD_1_3"):
+        globals()[name]([], np.ndarray)
+    layout_ok()
 
 
 class Pool:
     """One pool: ``block`` (the memory of its results), ``results`` (the list the fast path
-    hands out by slot, or a copy of it), ``held``: pairs ``(items, count)``, the lists of the
-    pool's views and objects with the reference count each has when only the pool refers to it
-    (1: only ``items``; 2: ``items`` and the result object that holds it), and ``views``: the
-    number of views whose base is ``block``."""
+    hands out by slot, or a copy of it), ``held``: ``(items, count, mode, like)`` for each list
+    of the pool's views and objects, with the reference count each has when only the pool
+    refers to it (1: only ``items``; 2: ``items`` and the result object that holds it) and what
+    else :func:`held_n` checks (``mode``, ``like``); ``views``: the number of views whose base is
+    ``block``; ``made``: the list of views that results make later (Placements: its four
+    arrays, on first access), one of the lists of ``held``, or None; ``drop``: called with the
+    results when the pool is reused (Placements: forget those views)."""
 
-    __slots__ = ("block", "results", "held", "views", "made")
+    __slots__ = ("block", "results", "held", "views", "made", "drop")
 
-    def __init__(self, block, results, held, views: int, made: list | None = None):
+    def __init__(self, block, results, held, views: int, made: list | None = None, drop=None):
         self.block, self.results, self.held, self.views = block, results, held, views
-        #: views of the block the results make later (Placements: its four arrays, made on first
-        #: access), listed as they are made; one of the lists of ``held``
-        self.made = made
+        self.made, self.drop = made, drop
 
     def free(self) -> bool:
-        """Whether nothing but this pool refers to its block, its views and its objects."""
+        """Whether nothing but this pool refers to its block, its views and its objects, and
+        each is as the pool made it (then the pool is ready to hand out again)."""
+        if not layout_ok():
+            return False
         # (getrefcount: the views' bases, self.block, and its own argument)
         views = self.views if self.made is None else self.views + len(self.made)
         if sys.getrefcount(self.block) != views + 2:
             return False
         g = globals()
-        for items, count in self.held:
-            if g[f"_HELD_{count}"](items) is not items:
+        for items, count, mode, like in self.held:
+            if g[f"_HELD_{count}_{mode}"](items, like) is not items:
                 return False
+        if self.drop is not None:
+            self.drop(self.results)
+            self.made.clear()
         return True

@@ -21,10 +21,12 @@ from ._spatial_so3 import quat_to_matrix, rot_axis, rot_x, rot_y, rot_z, rpy_to_
 from ._spatial_vectors import force_matrix, motion_matrix
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Transform:
     """A rigid transform ``X_a_b``: pose ``(R, p)`` of frame b in frame a, ``R`` (3, 3) a
-    rotation matrix and ``p`` (3,) the origin of b in a (both read-only arrays).
+    rotation matrix and ``p`` (3,) the origin of b in a (both read-only arrays; the object has
+    no ``__dict__`` and takes no weak references, which lets the fast paths reuse a pool of
+    transforms the caller has dropped).
 
     Build with the constructors (:meth:`identity`, :meth:`translation`, :meth:`rot_x`, ...,
     :meth:`from_rpy`, :meth:`from_quat`) and compose with ``@``: ``X_a_c = X_a_b @ X_b_c``.
@@ -36,6 +38,15 @@ class Transform:
     def __post_init__(self):
         object.__setattr__(self, "R", _frozen(_rotation(self.R, "R")))
         object.__setattr__(self, "p", _frozen(_vec(self.p, 3, "p")))
+
+    def __getstate__(self):
+        return {"R": self.R, "p": self.p}
+
+    def __setstate__(self, state):
+        # (also the state of a Transform pickled before it had slots: its __dict__)
+        object.__setattr__(self, "R", state["R"])
+        object.__setattr__(self, "p", state["p"])
+        self.__post_init__()  # (checked and read-only again)
 
     @classmethod
     def identity(cls) -> "Transform":

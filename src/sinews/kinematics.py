@@ -24,7 +24,6 @@ Sources: Featherstone, RBDA chapters 2 and 4; RBDL ``CalcPointVelocity``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from itertools import repeat
 from typing import TYPE_CHECKING
 
@@ -83,65 +82,103 @@ __all__ = [
 ]
 
 
-@dataclass(slots=True)
 class Placements:
     """World poses of every body (index = body id) and every frame (index = frame id).
 
     ``R`` (nbodies, 3, 3) and ``p`` (nbodies, 3): rotation and origin of each body in world
     coordinates; ``frame_R`` (nframes, 3, 3) and ``frame_p`` (nframes, 3): the same for the
-    model's frames.  (:func:`forward_kinematics` fills one ``(nbodies + nframes, 12)`` table;
-    these four arrays are views into it, made on first access.)
+    model's frames; ``model``.  (:func:`forward_kinematics` fills one ``(nbodies + nframes,
+    12)`` table; these four arrays are views into it, made on first access.)  The attributes are
+    read-only: ``forward_kinematics(..., out=)`` writes into the arrays.
     """
 
-    R: np.ndarray  # (nbodies, 3, 3)
-    p: np.ndarray  # (nbodies, 3)
-    frame_R: np.ndarray  # (nframes, 3, 3)
-    frame_p: np.ndarray  # (nframes, 3)
-    model: object
-    _table: np.ndarray | None = field(default=None, repr=False, compare=False)
-    _nbodies: int = field(default=0, repr=False, compare=False)
-    #: its own fast-path buffer (sinews._kinematics_fast.kin_buffer), made when it is first
-    #: passed as ``out``
-    _buf: np.ndarray | None = field(default=None, repr=False, compare=False)
-    #: the list of the views made of its pool's tables (sinews._pools.Pool.made), or None
-    _made: list | None = field(default=None, repr=False, compare=False)
+    __slots__ = ("_views", "_model", "_table", "_nbodies", "_buf", "_made")
 
-    def __getattr__(self, name: str):
-        # only reached for a field not yet set: the views of forward_kinematics' table
-        if name in _VIEWS and self._table is not None:
+    def __init__(self, R: np.ndarray, p: np.ndarray, frame_R: np.ndarray, frame_p: np.ndarray, model) -> None:
+        self._views = (R, p, frame_R, frame_p)
+        self._model = model
+        self._nbodies = len(R)
+        #: the table the four arrays view (forward_kinematics' results), or None
+        self._table = None
+        #: its own fast-path buffer (sinews._kinematics_fast.kin_buffer), made when it is first
+        #: passed as ``out``
+        self._buf = None
+        #: the list of the views made of its pool's tables (sinews._pools.Pool.made), or None
+        self._made = None
+
+    def _arrays(self) -> tuple:
+        """``(R, p, frame_R, frame_p)``, made of the table on first access."""
+        v = self._views
+        if v is None:
             t, nb = self._table, self._nbodies
             R = t[:, :9].reshape(-1, 3, 3)
             p = t[:, 9:]
-            self.R, self.p, self.frame_R, self.frame_p = views = R[:nb], p[:nb], R[nb:], p[nb:]
+            v = self._views = (R[:nb], p[:nb], R[nb:], p[nb:])
             if self._made is not None:
-                self._made.extend(views)
-            return getattr(self, name)
-        raise AttributeError(f"'Placements' object has no attribute {name!r}")
+                self._made.extend(v)
+        return v
+
+    @property
+    def R(self) -> np.ndarray:
+        """(nbodies, 3, 3) world rotation of each body."""
+        v = self._views
+        return (v if v is not None else self._arrays())[0]
+
+    @property
+    def p(self) -> np.ndarray:
+        """(nbodies, 3) world position of each body's origin."""
+        v = self._views
+        return (v if v is not None else self._arrays())[1]
+
+    @property
+    def frame_R(self) -> np.ndarray:
+        """(nframes, 3, 3) world rotation of each frame."""
+        v = self._views
+        return (v if v is not None else self._arrays())[2]
+
+    @property
+    def frame_p(self) -> np.ndarray:
+        """(nframes, 3) world position of each frame's origin."""
+        v = self._views
+        return (v if v is not None else self._arrays())[3]
+
+    @property
+    def model(self):
+        """The model the poses are of."""
+        return self._model
+
+    def __repr__(self) -> str:
+        return f"Placements(model={self._model!r}, bodies={len(self.R)}, frames={len(self.frame_R)})"
 
     def __getstate__(self):
         # (copy, deepcopy, pickle) the table (the four arrays are views of it, made again on
         # first access) or the four arrays, and the model; not the fast path's buffer, which
         # holds addresses, nor the pool's list of views
-        names = ("_table", "_nbodies", "model") if self._table is not None else ("R", "p", "frame_R", "frame_p", "model")
-        return {name: getattr(self, name) for name in names}
+        if self._table is not None:
+            return {"_table": self._table, "_nbodies": self._nbodies, "_model": self._model}
+        return {"_views": self._views, "_nbodies": self._nbodies, "_model": self._model}
 
     def __setstate__(self, state):
-        self._table = self._buf = self._made = None
+        if isinstance(state, tuple):  # (pickled before Placements had read-only attributes)
+            old = state[1] or {}
+            if old.get("_table") is not None:
+                state = {"_table": old["_table"], "_nbodies": old["_nbodies"], "_model": old["model"]}
+            else:
+                views = tuple(old[k] for k in ("R", "p", "frame_R", "frame_p"))
+                state = {"_views": views, "_nbodies": len(views[0]), "_model": old["model"]}
+        self._views = self._table = self._buf = self._made = None
         for name, value in state.items():
-            object.__setattr__(self, name, value)
+            setattr(self, name, value)
 
     def body(self, body: int | str) -> Transform:
         """World pose of a body (id or name)."""
-        b = self.model._resolve_body(body)
+        b = self._model._resolve_body(body)
         return Transform(self.R[b], self.p[b])
 
     def frame(self, frame: int | str) -> Transform:
         """World pose of a named frame (id or name)."""
-        f = self.model.frame_id(frame)
+        f = self._model.frame_id(frame)
         return Transform(self.frame_R[f], self.frame_p[f])
-
-
-_VIEWS = frozenset(("R", "p", "frame_R", "frame_p"))
 
 
 def _placements(table, nbodies, model):
@@ -149,8 +186,8 @@ def _placements(table, nbodies, model):
     P = _new(Placements)
     P._table = table
     P._nbodies = nbodies
-    P.model = model
-    P._made = None
+    P._model = model
+    P._views = P._buf = P._made = None
     return P
 
 
@@ -162,8 +199,9 @@ def _placements_pool(block, nbodies, model, made):
     for P, t in zip(out, tables):
         P._table = t
         P._nbodies = nbodies
-        P.model = model
+        P._model = model
         P._made = made
+        P._views = P._buf = None
     return out, tables
 
 
@@ -191,6 +229,7 @@ _FJK = Entry(NK.frame_jacobian_n, NK.frame_jacobian_key_f, globals(), "_FJK", Ki
 _DJ = Entry(NK.time_variation_n, NK.time_variation_f, globals(), "_DJ", KinBuffer)
 _DJK = Entry(NK.time_variation_n, NK.time_variation_key_f, globals(), "_DJK", KinBuffer)
 _VERSION = FKK.H_VERSION
+_OUT = FKK.H_OUT
 _LWA = np.int64(L.REF_LOCAL_WORLD_ALIGNED)  # (a numpy.int64: the native entry points read it)
 _new = object.__new__
 _set = object.__setattr__
@@ -229,19 +268,21 @@ def forward_kinematics(model: Model, q: ArrayLike, data: Data | None = None,
         raise_kernel_code(code, ("q",), model)
     if out is None:
         return _placements(table, nb, model)
-    b = getattr(out, "_buf", None)
-    if c.nlinks and (b is None or b.frames_version[0] != b.view(np.ndarray).view(np.int64)[_VERSION]):
+    b = out._buf
+    if c.nlinks and not (isinstance(b, KinBuffer) and b.view(np.ndarray).view(np.int64)[_OUT] == id(out)
+                         and b.frames_version[0] == b.view(np.ndarray).view(np.int64)[_VERSION]):
         out._buf = kin_buffer(c, d.ws, out)  # (the next call with this out takes the fast path)
     return out
 
 
 def _out_table(out, model, rows: int) -> np.ndarray:
     """The table of ``out`` (``forward_kinematics(..., out=)``), checked."""
-    table = out._table if isinstance(out, Placements) else None
-    if table is None or out.model is not model or table.shape != (rows, 12) or not table.flags.writeable:
+    t = out._table if isinstance(out, Placements) else None
+    if (t is None or out.model is not model or type(t) is not np.ndarray or t.dtype != np.float64
+            or t.shape != (rows, 12) or not t.flags.c_contiguous or not t.flags.writeable):
         raise ValueError("out must be the Placements of an earlier forward_kinematics call on this model "
                          f"(with its {rows - model.compiled.nbodies} frames), got {type(out).__name__}")
-    return table
+    return t
 
 
 def _row_placement(model, d, q, row) -> Transform:
