@@ -94,7 +94,7 @@ class Placements:
 
     __slots__ = ("_views", "_model", "_table", "_nbodies", "_buf", "_made")
 
-    def __init__(self, R: np.ndarray, p: np.ndarray, frame_R: np.ndarray, frame_p: np.ndarray, model) -> None:
+    def __init__(self, R: np.ndarray, p: np.ndarray, frame_R: np.ndarray, frame_p: np.ndarray, model: Model) -> None:
         self._views = (R, p, frame_R, frame_p)
         self._model = model
         self._nbodies = len(R)
@@ -143,7 +143,7 @@ class Placements:
         return (v if v is not None else self._arrays())[3]
 
     @property
-    def model(self):
+    def model(self) -> Model:
         """The model the poses are of."""
         return self._model
 
