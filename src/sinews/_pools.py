@@ -204,7 +204,7 @@ class Pool:
         for items, count, mode, like in self.held:
             if g[f"_HELD_{count}_{mode}"](items, like) is not items:
                 return False
-        if self.drop is not None:
+        if self.made:  # (views made: dropped, made again on first access)
             self.drop(self.results)
             self.made.clear()
         return True
