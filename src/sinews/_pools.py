@@ -28,6 +28,7 @@ native entry points of ``crba`` and ``minverse`` take their result from the pool
 
 from __future__ import annotations
 
+import functools
 import sys
 import weakref
 
@@ -154,18 +155,13 @@ def _layout_ok() -> bool:
     return _HELD_1_1(items, like) is items
 
 
-_LAYOUT: list = []  # [bool] once _layout_ok has run
-
-
+@functools.cache
 def layout_ok() -> bool:
-    """:func:`_layout_ok`, run once."""
-    if not _LAYOUT:
-        try:
-            ok = _layout_ok()
-        except Exception:
-            ok = False
-        _LAYOUT.append(ok)
-    return _LAYOUT[0]
+    """:func:`_layout_ok`, run once (an error: False)."""
+    try:
+        return _layout_ok()
+    except Exception:
+        return False
 
 
 def warm() -> None:
