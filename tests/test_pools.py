@@ -44,9 +44,9 @@ KINDS = {
                  lambda: M._tls.kin.V3p),
     "placements": (lambda q: sinews.forward_kinematics(M, q), lambda q: sinews.forward_kinematics(M, q, data=D),
                    lambda: M._tls.kin.Pp),
-    "crba": (lambda q: sinews.crba(M, q), lambda q: sinews.crba(M, q, data=D), lambda: M._tls.fast[2].current.block),
+    "crba": (lambda q: sinews.crba(M, q), lambda q: sinews.crba(M, q, data=D), lambda: M._tls.fast[2].pools.current.block),
     "minverse": (lambda q: sinews.minverse(M, q), lambda q: sinews.minverse(M, q, data=D),
-                 lambda: M._tls.fast[2].current.block),
+                 lambda: M._tls.fast[2].pools.current.block),
 }
 
 
@@ -163,7 +163,7 @@ def test_free_reads_the_references():
 
 
 def test_without_the_native_layer_no_pool_is_reused(monkeypatch):
-    for name in ("_HELD_1_1", "_HELD_2_1", "_HELD_2_2", "_HELD_1_3"):
+    for name in _pools._HELD_NAMES:
         monkeypatch.setattr(_pools, name, _pools._never())
     fast, checked, block = KINDS["jacobian 6"]
     blocks = []

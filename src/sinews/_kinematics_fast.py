@@ -45,7 +45,7 @@ from numba import types as _nt
 from . import _kinematics_fast_kernels as FK
 from . import _layout as L
 from ._kinematics_common import _REF as REF
-from ._pools import ARRAYS, OBJECTS, VIEWS, Pool
+from ._pools import ARRAYS, OBJECTS, VIEWS, Pool, PoolPair, view_pool
 from .algorithms import get_data
 from .spatial import Transform
 
@@ -154,19 +154,30 @@ def kin_buffer(c, ws, out=None) -> KinBuffer:
     buf[o_pl:o_ws] = pl
     buf[o_ws:o_tmp] = ws
     ib[FK.H_NDARRAY], ib[FK.H_F64], ib[FK.H_INT64] = id(np.ndarray), id(np.dtype(np.float64)), id(np.int64)
-    # (the compiled model, which holds frames_version, lives as long as its model)
     ib[FK.H_VERSION_AT], ib[FK.H_VERSION] = c.frames_version.ctypes.data, c.frames_version[0]
-    buf.frames_version = c.frames_version
+    buf.frames_version = c.frames_version  # (the cell whose address the entry kernels read, kept alive)
     if out is not None:  # (out holds its model and its table, and the buffer only through out)
         ib[FK.H_OUT], ib[FK.H_OUT_MODEL], ib[FK.H_OUT_TABLE] = id(out), id(out.model), id(out._table)
     return buf
+
+
+def out_buffer(out, c, ws) -> KinBuffer:
+    """The buffer of ``out`` (a :class:`~sinews.kinematics.Placements` over a table of the
+    compiled model ``c``): the one it has when that is its own and no frame was added since,
+    else a new one (:func:`kin_buffer` with a copy of ``ws``)."""
+    b = out._buf
+    if isinstance(b, KinBuffer):
+        h = b.view(np.ndarray).view(np.int64)
+        if h[FK.H_OUT] == id(out) and h[FK.H_VERSION] == c.frames_version[0]:
+            return b
+    return kin_buffer(c, ws, out)
 
 
 class KinState:
     """The fast path's buffer, name tables and result pools for one model and one thread."""
 
     __slots__ = ("buf", "ib", "pl", "body_rows", "frame_rows", "body_keys", "frame_keys", "model", "nbodies",
-                 "T", "Tp", "P", "Pp", "J6", "J6p", "J3", "J3p", "V3", "V3p", "pools", "spares")
+                 "T", "Tp", "P", "Pp", "J6", "J6p", "J3", "J3p", "V3", "V3p", "pools")
 
     def __init__(self, model, c, ws):
         buf = kin_buffer(c, ws)
@@ -181,8 +192,7 @@ class KinState:
         self.body_keys = {name: {b: i64(4 * row + ref) for b, row in c.body_rows.items()} for name, ref in REF.items()}
         self.frame_keys = {name: {f: i64(4 * row + ref) for f, row in c.frame_rows.items()} for name, ref in REF.items()}
         self.model, self.nbodies = model, c.nbodies
-        self.pools: dict = {}  # kind -> the Pool handed out from, and the one used up before it
-        self.spares: dict = {}
+        self.pools = {kind: PoolPair() for kind in _SLOT}  # (the placement tables' from the first call)
         for kind in ("T", "P", "J6", "J3", "V3"):
             self.refill(kind)  # (no placement tables yet: the first call makes them)
 
@@ -196,13 +206,9 @@ class KinState:
             self.P, self.Pp = [], np.empty((0, int(ib[FK.H_NROWS]), 12))
             ib[FK.H_SLOT_FK] = 0
             return
-        spare = self.spares.get(kind)
-        if spare is None or not spare.free():
-            spare = self._new_pool(kind, make)
-        self.spares[kind] = self.pools.get(kind)
-        self.pools[kind] = spare
-        setattr(self, kind + "p", spare.block)
-        setattr(self, kind, spare.results)
+        pool = self.pools[kind].next(lambda: self._new_pool(kind, make))
+        setattr(self, kind + "p", pool.block)
+        setattr(self, kind, pool.results)
         ib[_SLOT[kind]] = 0
 
     def _new_pool(self, kind: str, make=None) -> Pool:
@@ -227,10 +233,7 @@ class KinState:
             like = _readonly(np.empty((1, 4, 3)))
             held = ((T, 1, OBJECTS, Transform), (R, 2, ARRAYS, like[0, :3]), (p, 2, ARRAYS, like[0, 3]))
             return Pool(block, T, held, 2 * POOL)
-        shape = (6, nv) if kind == "J6" else (3, nv) if kind == "J3" else (3,)
-        block = np.empty((POOL,) + shape)
-        views = list(block)
-        return Pool(block, views, ((views, 1, ARRAYS, np.empty((1,) + shape)[0]),), POOL)
+        return view_pool(POOL, (6, nv) if kind == "J6" else (3, nv) if kind == "J3" else (3,))
 
 
 def _forget_views(results) -> None:

@@ -39,7 +39,7 @@ from ._native import (ALIGNED, AR_DESCR, AR_DIMS, AR_FLAGS, AR_ND, AR_STRIDES, C
                       OB_TYPE, WRITEABLE, Entry, called_with, list_item, list_size, load_i32, load_i64, new_ref, op_of,
                       store_i64)
 
-__all__ = ["Pool", "pool_last", "pool_pop"]
+__all__ = ["Pool", "PoolPair", "pool_last", "pool_pop", "view_pool"]
 
 
 @njit(cache=True, forceinline=True)
@@ -124,6 +124,7 @@ def _never():
 
 # one entry point per (count, mode) used (each rebinds its global to the built-in function on
 # its first call)
+_HELD_NAMES = ("_HELD_1_1", "_HELD_2_1", "_HELD_2_2", "_HELD_1_3")
 _HELD_1_1 = Entry(held_n, _never, globals(), "_HELD_1_1", list, 1 | ARRAYS << 8)
 _HELD_2_1 = Entry(held_n, _never, globals(), "_HELD_2_1", list, 2 | ARRAYS << 8)
 _HELD_2_2 = Entry(held_n, _never, globals(), "_HELD_2_2", list, 2 | VIEWS << 8)
@@ -166,7 +167,7 @@ def layout_ok() -> bool:
 
 def warm() -> None:
     """Build the native functions (or load them from the cache) and check the layout."""
-    for name in ("_HELD_1_1", "_HELD_2_1", "_HELD_2_2", "_HELD_1_3"):
+    for name in _HELD_NAMES:
         globals()[name]([], np.ndarray)
     layout_ok()
 
@@ -204,3 +205,31 @@ class Pool:
             self.drop(self.results)
             self.made.clear()
         return True
+
+
+def view_pool(count: int, shape: tuple) -> Pool:
+    """A new pool of ``count`` arrays of ``shape``: the views of one block, each held only by the
+    pool's list (checked against a template view of the same shape)."""
+    shape = tuple(shape)
+    block = np.empty((count,) + shape)
+    views = list(block)
+    return Pool(block, views, ((views, 1, ARRAYS, np.empty((1,) + shape)[0]),), count)
+
+
+class PoolPair:
+    """The pool one kind of result is handed out from (``current``) and the one used up before
+    it (``spare``)."""
+
+    __slots__ = ("current", "spare")
+
+    def __init__(self):
+        self.current = self.spare = None
+
+    def next(self, make) -> Pool:
+        """The pool to hand out from next: the spare when it is :meth:`~Pool.free`, else
+        ``make()``; the current pool becomes the spare."""
+        pool = self.spare
+        if pool is None or not pool.free():
+            pool = make()
+        self.spare, self.current = self.current, pool
+        return pool

@@ -24,14 +24,12 @@ Sources: Featherstone, RBDA chapters 2 and 4; RBDL ``CalcPointVelocity``,
 
 from __future__ import annotations
 
-from itertools import repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _jacobian_dt_kernels as DK
-from . import _kinematics_fast_kernels as FKK
 from . import _kinematics_kernels as KK
 from . import _layout as L
 from ._checks import raise_kernel_code, vector
@@ -45,7 +43,7 @@ from ._kinematics_common import (
     _reference,
 )
 from . import _native_kinematics as NK
-from ._kinematics_fast import KinBuffer, checked_data, kin_buffer, retry
+from ._kinematics_fast import KinBuffer, checked_data, out_buffer, retry
 from ._native import Entry
 from ._kinematics_point import (
     point_acceleration,
@@ -181,28 +179,23 @@ class Placements:
         return Transform(self.frame_R[f], self.frame_p[f])
 
 
-def _placements(table, nbodies, model):
-    """A :class:`Placements` over ``table`` (its views made on first access)."""
+def _placements(table, nbodies, model, made=None):
+    """A :class:`Placements` over ``table`` (its views made on first access and, with ``made``,
+    the list of its pool's made views, listed there)."""
     P = _new(Placements)
     P._table = table
     P._nbodies = nbodies
     P._model = model
-    P._views = P._buf = P._made = None
+    P._made = made
+    P._views = P._buf = None
     return P
 
 
 def _placements_pool(block, nbodies, model, made):
-    """The :class:`Placements` of every table of ``block`` (K, rows, 12), made in one loop, and
-    the tables (views of ``block``); each lists in ``made`` the views it makes later."""
+    """The :class:`Placements` of every table of ``block`` (K, rows, 12), and the tables (views
+    of ``block``); each lists in ``made`` the views it makes later."""
     tables = list(block)
-    out = list(map(_new, repeat(Placements, len(tables))))
-    for P, t in zip(out, tables):
-        P._table = t
-        P._nbodies = nbodies
-        P._model = model
-        P._made = made
-        P._views = P._buf = None
-    return out, tables
+    return [_placements(t, nbodies, model, made) for t in tables], tables
 
 
 def _transform(out):
@@ -228,8 +221,6 @@ _FJ = Entry(NK.frame_jacobian_n, NK.frame_jacobian_f, globals(), "_FJ", KinBuffe
 _FJK = Entry(NK.frame_jacobian_n, NK.frame_jacobian_key_f, globals(), "_FJK", KinBuffer)
 _DJ = Entry(NK.time_variation_n, NK.time_variation_f, globals(), "_DJ", KinBuffer)
 _DJK = Entry(NK.time_variation_n, NK.time_variation_key_f, globals(), "_DJK", KinBuffer)
-_VERSION = FKK.H_VERSION
-_OUT = FKK.H_OUT
 _LWA = np.int64(L.REF_LOCAL_WORLD_ALIGNED)  # (a numpy.int64: the native entry points read it)
 _new = object.__new__
 _set = object.__setattr__
@@ -268,10 +259,8 @@ def forward_kinematics(model: Model, q: ArrayLike, data: Data | None = None,
         raise_kernel_code(code, ("q",), model)
     if out is None:
         return _placements(table, nb, model)
-    b = out._buf
-    if c.nlinks and not (isinstance(b, KinBuffer) and b.view(np.ndarray).view(np.int64)[_OUT] == id(out)
-                         and b.frames_version[0] == b.view(np.ndarray).view(np.int64)[_VERSION]):
-        out._buf = kin_buffer(c, d.ws, out)  # (the next call with this out takes the fast path)
+    if c.nlinks:
+        out._buf = out_buffer(out, c, d.ws)  # (the next call with this out takes the fast path)
     return out
 
 
