@@ -313,8 +313,12 @@ def test_a_wrong_first_argument_is_refused_not_read():
     s = m._tls.kin
     K = __import__("sinews.kinematics", fromlist=["x"])
     plain = np.asarray(s.buf).copy()  # the same bytes, but not the state's KinBuffer
-    assert K._FK(plain, q, s.Pp, s.P) is plain
-    assert K._FK(s.buf, q, s.Pp, []) is s.buf  # a slot beyond the results list: refused
+    assert K._FK(plain, q) is plain
+    assert K._FK(s.buf, q, q) is s.buf  # one argument too many: refused
+    assert K._FK(s.buf) is s.buf
+    P = sinews.forward_kinematics(m, q)
+    sinews.forward_kinematics(m, q, out=P)
+    assert K._FK(P._buf, q) is P._buf  # an out's own buffer has no ring: refused
     C = __import__("sinews._kinematics_com", fromlist=["x"])
     assert C._COM() is not None and C._COMJ(3) == 3
 

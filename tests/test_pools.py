@@ -1,10 +1,12 @@
 """Pools of prepared results (sinews._pools): a pool whose results the caller has all dropped is
 used again, so that a loop alternates between two blocks of memory; a result, one of its arrays
 or any view of them that the caller still holds keeps its pool from being reused, so no result
-ever changes after it was returned."""
+ever changes after it was returned.  forward_kinematics' ring of tables (one table at a time
+reused: a loop alternates two tables) keeps the same promise."""
 
 from __future__ import annotations
 
+import random
 import weakref
 
 import numpy as np
@@ -43,7 +45,7 @@ KINDS = {
     "vector 3": (lambda q: sinews.center_of_mass(M, q), lambda q: sinews.center_of_mass(M, q, data=D),
                  lambda: M._tls.kin.V3p),
     "placements": (lambda q: sinews.forward_kinematics(M, q), lambda q: sinews.forward_kinematics(M, q, data=D),
-                   lambda: M._tls.kin.Pp),
+                   None),  # (a ring of tables: tested below)
     "crba": (lambda q: sinews.crba(M, q), lambda q: sinews.crba(M, q, data=D), lambda: M._tls.fast[2].pools.current.block),
     "minverse": (lambda q: sinews.minverse(M, q), lambda q: sinews.minverse(M, q, data=D),
                  lambda: M._tls.fast[2].pools.current.block),
@@ -61,7 +63,7 @@ def _equal(a, b):
         np.testing.assert_array_equal(x, y)
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", [k for k in KINDS if KINDS[k][2] is not None])
 def test_a_loop_that_drops_its_results_alternates_two_blocks(kind):
     fast, checked, block = KINDS[kind]
     q = _q(0)
@@ -101,16 +103,137 @@ class _Sub(np.ndarray):
     pass
 
 
-def test_placements_whose_arrays_were_read_are_reused_too():
-    """A loop that reads a result's arrays (made on first access, then kept by the result) and
-    drops it still alternates two blocks of tables."""
-    fast, checked, block = KINDS["placements"]
-    blocks = set()
+def _ring():
+    return M._tls.kin.buf.ring[0]
+
+
+@pytest.mark.parametrize("read", [False, True])
+def test_a_placements_loop_alternates_two_tables(read):
+    """A loop that keeps only its latest result (``P = ...``: the previous P still referenced
+    during the call), and reads its arrays or not (made on first access, then kept by the
+    result and reused with it), writes two tables of one ring."""
+    fast, checked, _ = KINDS["placements"]
+    P = fast(_q(0))
+    P = fast(_q(0))
+    ring, tables, objects = _ring(), set(), set()
     for i in range(5 * KF.POOL):
         P = fast(_q(i % 3))
-        assert np.array_equal(P.frame_p[0], checked(_q(i % 3)).frame_p[0])
-        blocks.add(id(block()))
-    assert len(blocks) == 2
+        if read:
+            np.testing.assert_array_equal(P.frame_p, checked(_q(i % 3)).frame_p)
+            np.testing.assert_array_equal(P.R, checked(_q(i % 3)).R)
+        tables.add(id(P._table))
+        objects.add(id(P))
+    assert _ring() is ring and len(tables) == 2 and len(objects) == 2
+    _equal(P, checked(_q((5 * KF.POOL - 1) % 3)))
+
+
+def _holds(P):
+    """Ways to keep something of a result P, each with the arrays it must keep equal."""
+    return {
+        "result": (P, lambda x: _arrays(x)),
+        "array": (P.p, lambda x: [x]),
+        "view": (P.frame_p[1:], lambda x: [x]),
+        "view of a view": (P.R.T[::-1][-2:], lambda x: [x]),
+        "subclass view": (P.R.view(_Sub), lambda x: [np.asarray(x)]),
+        "transform": (P.frame("tip"), lambda x: [x.R, x.p]),
+        "table row": (P.frame_R[0], lambda x: [x]),
+    }
+
+
+def test_the_ring_never_hands_out_what_the_caller_still_holds():
+    """Results kept in some form for a random while, among calls that drop theirs: each thing
+    kept keeps the values of its own call, and every result is right."""
+    fast, checked, _ = KINDS["placements"]
+    rng = random.Random(7)
+    kept: list = []  # (drop after call, what, arrays of, the values it must keep)
+    rings = set()
+    for i in range(12 * KF.POOL):
+        q = _q(i % 11)
+        P = fast(q)
+        want = checked(q)
+        _equal(P, want)
+        if rng.random() < 0.3:
+            name = rng.choice(sorted(_holds(P)))
+            thing, arrays = _holds(P)[name]
+            kept.append((i + rng.randrange(1, 3 * KF.POOL), name, thing, arrays, [np.array(a) for a in arrays(thing)]))
+        del P, want
+        rings.add(id(_ring()))
+        for entry in kept:
+            _, name, thing, arrays, values = entry
+            for a, v in zip(arrays(thing), values):
+                np.testing.assert_array_equal(a, v, err_msg=name)
+        kept = [k for k in kept if k[0] > i]
+    assert len(rings) < 12  # (tables reused: not a new ring every K calls)
+
+
+@pytest.mark.parametrize("change", ["writeable", "shape", "dtype", "weakref"])
+def test_a_changed_dropped_placements_is_not_handed_out(change):
+    """A view of a result whose flags, shape or dtype were changed, or that is weakly
+    referenced, then dropped with its result: its table is not written again, and later
+    results have the arrays of a new one."""
+    fast, checked, _ = KINDS["placements"]
+    P = fast(_q(0))
+    x = P.frame_p
+    if change == "writeable":
+        x.flags.writeable = False
+    elif change == "shape":
+        x.shape = (1,) + x.shape
+    elif change == "dtype":
+        x.dtype = np.int64
+    else:
+        w = weakref.ref(x)
+    t = id(P._table)  # (the ring holds the table: the id stays its own)
+    del x, P
+    for i in range(3 * KF.POOL):
+        P = fast(_q(i % 4))
+        assert id(P._table) != t
+        assert P.frame_p.flags.writeable and P.frame_p.shape == (len(M.frames), 3) and P.frame_p.dtype == np.float64
+        _equal(P, checked(_q(i % 4)))
+    if change == "weakref":
+        assert w() is not None
+
+
+@pytest.mark.parametrize("hold", ["result", "array", "row", "transposed view", "table"])
+def test_the_ring_check_reads_the_references(hold):
+    """The native check of one table (through the fast path): the result, any of its arrays or a
+    view of them held elsewhere keeps its table from being written; once dropped, the loop
+    still alternates two tables of the same ring."""
+    fast, checked, _ = KINDS["placements"]
+    P = fast(_q(0))
+    P = fast(_q(0))
+    t = id(P._table)
+    held = {"result": lambda: P, "array": lambda: P.R, "row": lambda: P.R[0], "transposed view": lambda: P.frame_p.T,
+            "table": lambda: P._table}[hold]()
+    want = np.array(held._table if hold == "result" else held)
+    del P
+    ring = _ring()
+    for i in range(3 * KF.POOL):
+        P = fast(_q(1 + i % 2))
+        assert id(P._table) != t
+    np.testing.assert_array_equal(held._table if hold == "result" else held, want)
+    del held, P
+    tables = set()
+    for i in range(3 * KF.POOL):
+        P = fast(_q(1))
+        tables.add(id(P._table))
+    assert _ring() is ring and len(tables) == 2
+
+
+def test_without_the_ring_check_each_table_is_handed_out_once(monkeypatch):
+    """Where the native layer cannot read what the ring checks (views_offset 0), no table is
+    written twice: each ring serves K calls, then a new one is made."""
+    monkeypatch.setattr(KF, "views_offset", lambda P: 0)
+    m = _model()
+    sinews.forward_kinematics(m, _q(0))  # (the first call binds the thread's state)
+    rings = []
+    for i in range(3 * KF.POOL):
+        P = sinews.forward_kinematics(m, _q(i % 3))
+        ring = m._tls.kin.buf.ring[0]
+        if not any(r is ring for r in rings):
+            rings.append(ring)  # (kept: the ring's tables too)
+        assert any(P._table is t for t in ring)
+    assert len(rings) >= 3  # (with the check: one ring, two of its tables)
+    _equal(P, sinews.forward_kinematics(m, _q((3 * KF.POOL - 1) % 3), data=m.data()))
 
 
 def test_one_result_held_from_a_pool_keeps_that_pool():

@@ -37,6 +37,8 @@ and inertias); ``model.gravity``, which may still be set afterwards, is not read
 
 from __future__ import annotations
 
+import ctypes
+import functools
 from itertools import repeat
 
 import numpy as np
@@ -45,7 +47,9 @@ from numba import types as _nt
 from . import _kinematics_fast_kernels as FK
 from . import _layout as L
 from ._kinematics_common import _REF as REF
-from ._pools import ARRAYS, OBJECTS, VIEWS, Pool, PoolPair, view_pool
+from . import _native
+from ._native import TUPLE_ITEMS, TUPLE_SIZE
+from ._pools import ARRAYS, OBJECTS, Pool, PoolPair, layout_ok, view_pool
 from .algorithms import get_data
 from .spatial import Transform
 
@@ -57,10 +61,12 @@ PLACEMENT_POOL_BYTES = 1 << 17
 
 
 def placement_pool_size(rows: int) -> int:
-    """Tables per pool of :func:`~sinews.forward_kinematics` results for ``rows`` placements:
-    as many as fit in :data:`PLACEMENT_POOL_BYTES` (a new pool, its allocation and its result
-    objects, is paid for by the calls it serves), between 4 and :data:`POOL`."""
-    return max(4, min(POOL, PLACEMENT_POOL_BYTES // (96 * max(rows, 1))))
+    """Tables per ring of :func:`~sinews.forward_kinematics` results for ``rows`` placements: as
+    many as fit in :data:`PLACEMENT_POOL_BYTES` (a new ring, its tables and its result
+    objects, is paid for by the calls it serves while the caller keeps its results), an even
+    number between 4 and :data:`POOL`."""
+    return 2 * max(2, min(POOL // 2, PLACEMENT_POOL_BYTES // (192 * max(rows, 1))))
+
 
 _F1 = _nt.Array(_nt.float64, 1, "C")
 _F2 = _nt.Array(_nt.float64, 2, "C")
@@ -68,7 +74,6 @@ _F3 = _nt.Array(_nt.float64, 3, "C")
 _INT = _nt.int64
 #: The one signature each entry kernel is compiled for.
 SIGNATURES = {
-    "placements_f": (_F1, _F3, _F1),
     "placements_into_f": (_F1, _F2, _F1),
     "row_placement_f": (_F1, _INT, _F3, _F1),
     "frame_jacobian_f": (_F1, _INT, _F1, _INT, _F3, _F1),
@@ -177,7 +182,7 @@ class KinState:
     """The fast path's buffer, name tables and result pools for one model and one thread."""
 
     __slots__ = ("buf", "ib", "pl", "body_rows", "frame_rows", "body_keys", "frame_keys", "model", "nbodies",
-                 "T", "Tp", "P", "Pp", "J6", "J6p", "J3", "J3p", "V3", "V3p", "pools")
+                 "T", "Tp", "J6", "J6p", "J3", "J3p", "V3", "V3p", "pools")
 
     def __init__(self, model, c, ws):
         buf = kin_buffer(c, ws)
@@ -192,39 +197,40 @@ class KinState:
         self.body_keys = {name: {b: i64(4 * row + ref) for b, row in c.body_rows.items()} for name, ref in REF.items()}
         self.frame_keys = {name: {f: i64(4 * row + ref) for f, row in c.frame_rows.items()} for name, ref in REF.items()}
         self.model, self.nbodies = model, c.nbodies
-        self.pools = {kind: PoolPair() for kind in _SLOT}  # (the placement tables' from the first call)
-        for kind in ("T", "P", "J6", "J3", "V3"):
-            self.refill(kind)  # (no placement tables yet: the first call makes them)
+        self.pools = {kind: PoolPair() for kind in _SLOT}
+        for kind in _SLOT:
+            self.refill(kind)
+        self.ring([], [], None, 0)  # (no placement tables until the first forward_kinematics)
 
-    def refill(self, kind: str, make=None) -> None:
+    def refill(self, kind: str) -> None:
         """A pool of results of one kind (slot counter back to 0): the spare pool when it is free
-        (:mod:`sinews._pools`), else a new one; ``make(tables, nbodies, model, made)``: the
-        Placements of the tables and the tables' views (kind ``"P"``), each listing the views it
-        makes later in ``made``."""
-        ib = self.ib
-        if kind == "P" and make is None:  # (no tables until the first call)
-            self.P, self.Pp = [], np.empty((0, int(ib[FK.H_NROWS]), 12))
-            ib[FK.H_SLOT_FK] = 0
-            return
-        pool = self.pools[kind].next(lambda: self._new_pool(kind, make))
+        (:mod:`sinews._pools`), else a new one."""
+        pool = self.pools[kind].next(lambda: self._new_pool(kind))
         setattr(self, kind + "p", pool.block)
         setattr(self, kind, pool.results)
-        ib[_SLOT[kind]] = 0
+        self.ib[_SLOT[kind]] = 0
 
-    def _new_pool(self, kind: str, make=None) -> Pool:
+    def ring(self, tables: list, results: list, like, views_at: int) -> None:
+        """Hand out ``forward_kinematics`` results from a new ring: ``tables`` (each its own
+        (rows, 12) array) and ``results`` (the Placements of each), ``like`` (a template
+        Placements, its views made) and ``views_at`` (the offset of a Placements' cached views;
+        0: never reuse a table), which the native entry point reads by address (the buffer
+        holds them)."""
+        ib = self.ib
+        self.buf.ring = (tables, results, like)
+        ib[FK.H_P_TABLES], ib[FK.H_P_RESULTS] = id(tables), id(results)
+        ib[FK.H_P_TYPE] = id(type(like))
+        ib[FK.H_P_VIEWS_AT] = views_at if like is not None else 0
+        ib[FK.H_P_LIKE] = id(like._table) if like is not None else 0
+        ib[FK.H_P_LIKE_VIEWS] = id(like._views) if like is not None else 0
+        ib[FK.H_NONE] = id(None)
+        ib[FK.H_SLOT_FK] = ib[FK.H_P_FULL] = 0
+
+    def _new_pool(self, kind: str) -> Pool:
         """A new pool of ``kind``, with what :meth:`Pool.free` checks before it is reused: the
-        results (objects of their class, held by the pool's list only), their arrays (held by
-        the result too) and the views they made, compared with templates made the same way."""
+        results (objects of their class, held by the pool's list only) and their arrays (held by
+        the result too), compared with templates made the same way."""
         nv = int(self.ib[FK.H_NV])
-        if kind == "P":
-            rows = int(self.ib[FK.H_NROWS])
-            shape = (placement_pool_size(rows), rows, 12)
-            block = np.empty(shape)
-            made: list = []
-            P, tables = make(block, self.nbodies, self.model, made)
-            like = np.empty((1,) + shape[1:])[0]
-            held = ((P, 1, OBJECTS, P[0].__class__), (tables, 2, ARRAYS, like), (made, 2, VIEWS, np.ndarray))
-            return Pool(block, P, held, len(tables), made, _forget_views)
         if kind == "T":
             block = np.empty((POOL, 4, 3))
             ro = _readonly(block)
@@ -234,13 +240,6 @@ class KinState:
             held = ((T, 1, OBJECTS, Transform), (R, 2, ARRAYS, like[0, :3]), (p, 2, ARRAYS, like[0, 3]))
             return Pool(block, T, held, 2 * POOL)
         return view_pool(POOL, (6, nv) if kind == "J6" else (3, nv) if kind == "J3" else (3,))
-
-
-def _forget_views(results) -> None:
-    """Drop the arrays the Placements ``results`` made of their tables (when their pool is
-    reused: made again on first access)."""
-    for P in results:
-        P._views = None
 
 
 def bind(model) -> None:
@@ -267,16 +266,55 @@ def checked_data(model, data):
 
 
 #: the header's slot counter of each kind of pool
-_SLOT = {"T": FK.H_SLOT_T, "P": FK.H_SLOT_FK, "J6": FK.H_SLOT_J6, "J3": FK.H_SLOT_J3, "V3": FK.H_SLOT_V3}
+_SLOT = {"T": FK.H_SLOT_T, "J6": FK.H_SLOT_J6, "J3": FK.H_SLOT_J3, "V3": FK.H_SLOT_V3}
 
 
-def retry(model, kind: str, entry, *inputs, make=None):
+def retry(model, kind: str, entry, *inputs):
     """After ``entry(buf, *inputs, pool, results)`` answered ``buf``: when the pool of ``kind``
     is used up, a new one and the call once more; the result, or ``None`` (the call was refused
     for another reason: take the checked path)."""
     s = model._tls.kin
     if s.ib[_SLOT[kind]] < len(getattr(s, kind)):
         return None
-    s.refill(kind, make)
+    s.refill(kind)
     r = entry(s.buf, *inputs, getattr(s, kind + "p"), getattr(s, kind))
     return None if r is s.buf else r
+
+
+def retry_ring(model, entry, q, make):
+    """After ``entry(buf, q)`` (``forward_kinematics``) answered ``buf``: when no table of the
+    ring was free, a new ring (``make(tables, nbodies, model)``: the Placements of the tables)
+    and the call once more; the result, or ``None`` (take the checked path)."""
+    s = model._tls.kin
+    if not s.ib[FK.H_P_FULL]:
+        return None
+    rows = int(s.ib[FK.H_NROWS])
+    tables = [np.empty((rows, 12)) for _ in range(placement_pool_size(rows))]
+    like = make([np.empty((rows, 12))], s.nbodies, s.model)[0]
+    like.R  # (its views made: the template of a result whose views were made)
+    s.ring(tables, make(tables, s.nbodies, s.model), like, views_offset(like))
+    r = entry(s.buf, q)
+    return None if r is s.buf else r
+
+
+@functools.cache
+def _views_offset(cls) -> int:
+    """The offset of the slot ``_views`` in instances of ``cls`` (found by its value in a
+    probe's memory), when the native layer can read what the ring checks (0: it cannot, and no
+    table is reused)."""
+    if not (_native.available() and layout_ok()):
+        return 0
+    probe = object.__new__(cls)
+    for name in cls.__slots__:
+        setattr(probe, name, None)
+    views = probe._views = (np.empty(1), np.empty(1), np.empty(1), np.empty(1))
+    words = (ctypes.c_ssize_t * (cls.__basicsize__ // 8)).from_address(id(probe))
+    at = [8 * i for i, w in enumerate(words) if w == id(views)]
+    item = ctypes.c_ssize_t.from_address(id(views) + TUPLE_ITEMS + 8).value
+    size = ctypes.c_ssize_t.from_address(id(views) + TUPLE_SIZE).value
+    return at[0] if len(at) == 1 and at[0] >= 16 and item == id(views[1]) and size == 4 else 0
+
+
+def views_offset(P) -> int:
+    """:func:`_views_offset` of the class of ``P``."""
+    return _views_offset(type(P))

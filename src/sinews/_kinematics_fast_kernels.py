@@ -67,7 +67,15 @@ H_VERSION = 25  # buffer was built: another value, a frame added since, refuses 
 H_OUT = 26  # a Placements' own buffer (forward_kinematics' out=): the address of the Placements,
 H_OUT_MODEL = 27  # of its model
 H_OUT_TABLE = 28  # and of its table (0 in a thread's buffer)
-H_SIZE = 29
+H_P_TABLES = 29  # forward_kinematics' ring of tables (a thread's buffer; 0 in an out's): the addresses
+H_P_RESULTS = 30  # of the list of tables and of the list of their Placements (held by the buffer),
+H_P_TYPE = 31  # of the Placements class,
+H_P_VIEWS_AT = 32  # the offset of a Placements' cached views (0: no result is reused),
+H_P_LIKE = 33  # the addresses of a template table and of its Placements' views (a tuple),
+H_P_LIKE_VIEWS = 34
+H_NONE = 35  # of None;
+H_P_FULL = 36  # 1 when the last call found no free table (the caller makes a new ring)
+H_SIZE = 37
 
 #: The pool is used up: make a new one (slot counter back to 0) and call again.
 POOL_FULL = -40
@@ -119,23 +127,9 @@ def _chain(ib, pl, row):
 
 
 @njit(inline="always", cache=True)
-def placements_f(q, pool, buf):
-    """World placements of every body and frame (:func:`placements_into_f`) into the next slot
-    of ``pool`` (K x rows x 12)."""
-    slot = buf.view(np.int64)[H_SLOT_FK]
-    if slot >= pool.shape[0]:
-        return POOL_FULL
-    code = placements_into_f(q, pool[slot], buf)
-    if code != 0:
-        return code
-    buf.view(np.int64)[H_SLOT_FK] = slot + 1
-    return slot
-
-
-@njit(inline="always", cache=True)
 def placements_into_f(q, table, buf):
     """World placements of every body and frame (:func:`placements_table`) into ``table``
-    (rows x 12: the ``out`` of :func:`~sinews.forward_kinematics`, or a pool's slot): 0 or a
+    (rows x 12: the ``out`` of :func:`~sinews.forward_kinematics`, or a table of the ring): 0 or a
     negative code."""
     ib, mi, mf, pl, ws = _views(buf)
     if (q.shape[0] != ib[H_NQ] or table.shape[0] != ib[H_NROWS] or table.shape[1] != 12

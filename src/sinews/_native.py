@@ -218,6 +218,8 @@ AR_FLAGS = 64  #: PyArrayObject.flags (int)
 SC_VALUE = 16  #: the value of a NumPy int64 scalar (PyLongLongScalarObject.obval)
 LIST_SIZE = 16  #: PyListObject.ob_size
 LIST_ITEMS = 24  #: PyListObject.ob_item
+TUPLE_SIZE = 16  #: PyTupleObject.ob_size
+TUPLE_ITEMS = 24  #: PyTupleObject.ob_item (the items themselves)
 DESCR_TYPEOBJ = 16  #: PyArray_Descr.typeobj (NumPy 1.x and 2.x)
 DESCR_BYTEORDER = 26  #: PyArray_Descr.byteorder (a char; NumPy 1.x and 2.x)
 

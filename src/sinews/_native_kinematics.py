@@ -18,9 +18,15 @@ from numba import carray
 
 from . import _kinematics_fast_kernels as FK
 from ._jit import njit
-from ._kinematics_fast_kernels import H_F64, H_INT64, H_NDARRAY, H_NQ, H_NROWS, H_NV, H_OUT, H_OUT_MODEL, H_OUT_TABLE
+from ._kinematics_fast_kernels import (H_F64, H_INT64, H_NDARRAY, H_NONE, H_NQ, H_NROWS, H_NV, H_OUT, H_OUT_MODEL,
+                                       H_OUT_TABLE, H_P_FULL, H_P_LIKE, H_P_LIKE_VIEWS, H_P_RESULTS, H_P_TABLES,
+                                       H_P_TYPE, H_P_VIEWS_AT, H_SLOT_FK)
 from ._native import (
     AR_DATA,
+    OB_REFCNT,
+    OB_TYPE,
+    TUPLE_ITEMS,
+    TUPLE_SIZE,
     I0,
     I1,
     I3,
@@ -43,6 +49,7 @@ from ._native import (
     refuse,
     vector,
 )
+from ._pools import _as_made
 
 
 @njit(cache=True, forceinline=True)
@@ -90,25 +97,84 @@ def _pool2(obj):
 #: op code of :func:`placements_n` for ``forward_kinematics(..., out=)``
 INTO = 1
 I12 = np.int64(12)  # (a numpy.int64: a Python int would be typed as a literal)
+#: tables of the ring tried per call before a new ring is made
+PROBES = 3
+
+
+@njit(cache=True, forceinline=True)
+def _dropped(ib, P, T):
+    """Whether the Placements at ``P`` and its table at ``T`` are held by the ring only and are
+    as the ring made them (then the table may be written again and ``P`` handed out again): the
+    reference counts (``P``: the ring's list; ``T``: that list, ``P`` and, when ``P`` has made
+    its four views, those), the type of each, and the table and the views compared with the
+    ring's templates (:func:`~sinews._pools._as_made`: no weak reference, the same dtype, flags,
+    shape and strides).  Any view of the table (or of a view of it) has the table as its NumPy
+    base, and so counts."""
+    if load_i64(P + OB_REFCNT) != 1 or load_i64(P + OB_TYPE) != ib[H_P_TYPE]:
+        return False
+    V = load_i64(P + ib[H_P_VIEWS_AT])
+    held = 2
+    if V != ib[H_NONE]:
+        like = ib[H_P_LIKE_VIEWS]
+        if load_i64(V + OB_REFCNT) != 1 or load_i64(V + OB_TYPE) != load_i64(like + OB_TYPE):
+            return False
+        if load_i64(V + TUPLE_SIZE) != 4:
+            return False
+        for k in range(4):
+            x = load_i64(V + TUPLE_ITEMS + 8 * k)
+            if (load_i64(x + OB_REFCNT) != 1 or load_i64(x + OB_TYPE) != ib[H_NDARRAY]
+                    or not _as_made(x, load_i64(like + TUPLE_ITEMS + 8 * k))):
+                return False
+        held = 6
+    return load_i64(T + OB_REFCNT) == held and load_i64(T + OB_TYPE) == ib[H_NDARRAY] and _as_made(T, ib[H_P_LIKE])
+
+
+@njit(cache=True, forceinline=True)
+def _next_table(ib):
+    """The ring's table to write next, or -1 (:data:`H_P_FULL` set: make a new ring).  The
+    ring (``K`` tables, ``K`` even) keeps a cursor: the table after the one handed out last, or
+    the one before (``slot ^ 1``), so that a loop that drops its results alternates two tables;
+    from the cursor on, :data:`PROBES` tables are tried (:func:`_dropped`).  Where no result is
+    reused (``H_P_VIEWS_AT`` 0), each table is handed out once, in order."""
+    results = ib[H_P_RESULTS]
+    k = list_size(results)
+    c = ib[H_SLOT_FK]
+    if ib[H_P_VIEWS_AT] == 0:
+        if c < k:
+            return c
+    elif k > 0:
+        tables = ib[H_P_TABLES]
+        for t in range(PROBES):
+            i = (c + t) % k
+            if _dropped(ib, list_item(results, i), list_item(tables, i)):
+                return i
+    ib[H_P_FULL] = 1
+    return -1
 
 
 def placements_n(self, args, nargs):
-    """``forward_kinematics``: ``(buf, q, pool, results)``; with ``out=`` (op :data:`INTO`),
-    ``(buf, q, model, out)`` with ``buf`` the buffer of ``out`` itself, which holds the
-    addresses of ``out``, its model and its table: ``out`` and ``model`` must be those; the placements are
-    written into the table (rows x 12, checked as an output: writeable too) and ``out`` is
-    returned."""
-    if nargs == 4 and called_with(self, args, nargs):
+    """``forward_kinematics``: ``(buf, q)``, into a table of the ring of ``buf`` (a thread's
+    buffer, :func:`_next_table`), whose Placements is returned; with ``out=`` (op
+    :data:`INTO`), ``(buf, q, model, out)`` with ``buf`` the buffer of ``out`` itself, which
+    holds the addresses of ``out``, its model and its table: ``out`` and ``model`` must be
+    those; the placements are written into the table (rows x 12, checked as an output:
+    writeable too) and ``out`` is returned."""
+    if called_with(self, args, nargs):
         buf, ib = _buffer(args[0])
-        if _is_q(args[1], ib):
+        if nargs >= 2 and _is_q(args[1], ib):
             q = vector(args[1], ib[H_NQ])
-            if op_of(self) != INTO:
-                return _done(self, args, nargs, FK.placements_f(q, array3(args[2]), buf), args[3])
             nr = ib[H_NROWS]
+            if op_of(self) != INTO:
+                if nargs == 2 and ib[H_P_RESULTS] != 0:
+                    i = _next_table(ib)
+                    if i >= 0 and FK.placements_into_f(q, matrix(list_item(ib[H_P_TABLES], i), nr, I12), buf) == 0:
+                        ib[H_SLOT_FK] = (i ^ 1) if ib[H_P_VIEWS_AT] != 0 else i + 1
+                        return new_ref(list_item(ib[H_P_RESULTS], i))
+                return refuse(self, args, nargs)
             table = ib[H_OUT_TABLE]
             # (out is the Placements that owns the buffer, so its table, which it holds and never
             # changes, is alive)
-            if (args[3] == ib[H_OUT] and args[2] == ib[H_OUT_MODEL] and table != 0
+            if (nargs == 4 and args[3] == ib[H_OUT] and args[2] == ib[H_OUT_MODEL] and table != 0
                     and is_matrix(table, ib[H_NDARRAY], ib[H_F64], nr, I12, OUT)):
                 if FK.placements_into_f(q, matrix(table, nr, I12), buf) == 0:
                     return new_ref(args[3])
@@ -202,7 +268,27 @@ def _fallback(name):
     return make
 
 
-placements_f = _fallback("placements_f")
+def placements_f():
+    """The dispatcher path of :func:`placements_n`: each table of the ring once, in order (no
+    result is reused without the native layer)."""
+    from ._entry import typed
+    from ._kinematics_fast import SIGNATURES
+
+    kernel = typed("placements_into_f", FK, SIGNATURES)
+
+    def call(buf, q):
+        ib = buf.view(np.ndarray).view(np.int64)
+        tables, results = buf.ring[:2]
+        i = int(ib[H_SLOT_FK])
+        if i >= len(tables):
+            ib[H_P_FULL] = 1
+            return buf
+        if kernel(q, tables[i], buf) != 0:
+            return buf
+        ib[H_SLOT_FK] = i + 1
+        return results[i]
+
+    return call
 
 
 def placements_into_f():

@@ -65,9 +65,8 @@ def pool_pop(obj):
 
 
 #: what :func:`held_n` checks of the items (the op code's second byte): arrays as the pool made
-#: them (compared with a template), views the pool drops when it is reused (no weak reference),
-#: objects of a class
-ARRAYS, VIEWS, OBJECTS = 1, 2, 3
+#: them (compared with a template), objects of a class
+ARRAYS, OBJECTS = 1, 3
 #: ``PyArrayObject.weakreflist`` (:func:`_layout_ok` checks it against the running NumPy)
 AR_WEAKLIST = 72
 #: the flags an array handed out again must still have, as when it was made
@@ -98,8 +97,7 @@ def held_n(self, args, nargs):
     entry point's ``self`` (also for any other argument).  As the pool left it: the reference
     count in the op code's low byte (that many references, all of them the pool's) and, by the
     op code's second byte, :data:`ARRAYS`: the type of the template array ``like`` and
-    :func:`_as_made`; :data:`VIEWS`: the class ``like`` and no weak reference; :data:`OBJECTS`:
-    the class ``like``."""
+    :func:`_as_made`; :data:`OBJECTS`: the class ``like``."""
     if nargs == 2 and called_with(self, args, nargs):
         items = args[0]
         like = args[1]
@@ -111,7 +109,7 @@ def held_n(self, args, nargs):
             x = list_item(items, i)
             if load_i64(x + OB_REFCNT) != n or load_i64(x + OB_TYPE) != t:
                 return new_ref(self)
-            if (mode == ARRAYS and not _as_made(x, like)) or (mode == VIEWS and load_i64(x + AR_WEAKLIST) != 0):
+            if mode == ARRAYS and not _as_made(x, like):
                 return new_ref(self)
         return new_ref(items)
     return new_ref(self)
@@ -124,10 +122,9 @@ def _never():
 
 # one entry point per (count, mode) used (each rebinds its global to the built-in function on
 # its first call)
-_HELD_NAMES = ("_HELD_1_1", "_HELD_2_1", "_HELD_2_2", "_HELD_1_3")
+_HELD_NAMES = ("_HELD_1_1", "_HELD_2_1", "_HELD_1_3")
 _HELD_1_1 = Entry(held_n, _never, globals(), "_HELD_1_1", list, 1 | ARRAYS << 8)
 _HELD_2_1 = Entry(held_n, _never, globals(), "_HELD_2_1", list, 2 | ARRAYS << 8)
-_HELD_2_2 = Entry(held_n, _never, globals(), "_HELD_2_2", list, 2 | VIEWS << 8)
 _HELD_1_3 = Entry(held_n, _never, globals(), "_HELD_1_3", list, 1 | OBJECTS << 8)
 
 
@@ -178,15 +175,12 @@ class Pool:
     of the pool's views and objects, with the reference count each has when only the pool
     refers to it (1: only ``items``; 2: ``items`` and the result object that holds it) and what
     else :func:`held_n` checks (``mode``, ``like``); ``views``: the number of views whose base is
-    ``block``; ``made``: the list of views that results make later (Placements: its four
-    arrays, on first access), one of the lists of ``held``, or None; ``drop``: called with the
-    results when the pool is reused (Placements: forget those views)."""
+    ``block``."""
 
-    __slots__ = ("block", "results", "held", "views", "made", "drop")
+    __slots__ = ("block", "results", "held", "views")
 
-    def __init__(self, block, results, held, views: int, made: list | None = None, drop=None):
+    def __init__(self, block, results, held, views: int):
         self.block, self.results, self.held, self.views = block, results, held, views
-        self.made, self.drop = made, drop
 
     def free(self) -> bool:
         """Whether nothing but this pool refers to its block, its views and its objects, and
@@ -194,16 +188,12 @@ class Pool:
         if not layout_ok():
             return False
         # (getrefcount: the views' bases, self.block, and its own argument)
-        views = self.views if self.made is None else self.views + len(self.made)
-        if sys.getrefcount(self.block) != views + 2:
+        if sys.getrefcount(self.block) != self.views + 2:
             return False
         g = globals()
         for items, count, mode, like in self.held:
             if g[f"_HELD_{count}_{mode}"](items, like) is not items:
                 return False
-        if self.made:  # (views made: dropped, made again on first access)
-            self.drop(self.results)
-            self.made.clear()
         return True
 
 

@@ -43,7 +43,7 @@ from ._kinematics_common import (
     _reference,
 )
 from . import _native_kinematics as NK
-from ._kinematics_fast import KinBuffer, checked_data, out_buffer, retry
+from ._kinematics_fast import KinBuffer, checked_data, out_buffer, retry, retry_ring
 from ._native import Entry
 from ._kinematics_point import (
     point_acceleration,
@@ -90,7 +90,7 @@ class Placements:
     read-only: ``forward_kinematics(..., out=)`` writes into the arrays.
     """
 
-    __slots__ = ("_views", "_model", "_table", "_nbodies", "_buf", "_made")
+    __slots__ = ("_views", "_model", "_table", "_nbodies", "_buf")
 
     def __init__(self, R: np.ndarray, p: np.ndarray, frame_R: np.ndarray, frame_p: np.ndarray, model: Model) -> None:
         self._views = (R, p, frame_R, frame_p)
@@ -101,8 +101,6 @@ class Placements:
         #: its own fast-path buffer (sinews._kinematics_fast.kin_buffer), made when it is first
         #: passed as ``out``
         self._buf = None
-        #: the list of the views made of its pool's tables (sinews._pools.Pool.made), or None
-        self._made = None
 
     def _arrays(self) -> tuple:
         """``(R, p, frame_R, frame_p)``, made of the table on first access."""
@@ -112,8 +110,6 @@ class Placements:
             R = t[:, :9].reshape(-1, 3, 3)
             p = t[:, 9:]
             v = self._views = (R[:nb], p[:nb], R[nb:], p[nb:])
-            if self._made is not None:
-                self._made.extend(v)
         return v
 
     @property
@@ -164,7 +160,7 @@ class Placements:
             else:
                 views = tuple(old[k] for k in ("R", "p", "frame_R", "frame_p"))
                 state = {"_views": views, "_nbodies": len(views[0]), "_model": old["model"]}
-        self._views = self._table = self._buf = self._made = None
+        self._views = self._table = self._buf = None
         for name, value in state.items():
             setattr(self, name, value)
 
@@ -179,23 +175,19 @@ class Placements:
         return Transform(self.frame_R[f], self.frame_p[f])
 
 
-def _placements(table, nbodies, model, made=None):
-    """A :class:`Placements` over ``table`` (its views made on first access and, with ``made``,
-    the list of its pool's made views, listed there)."""
+def _placements(table, nbodies, model):
+    """A :class:`Placements` over ``table`` (its views made on first access)."""
     P = _new(Placements)
     P._table = table
     P._nbodies = nbodies
     P._model = model
-    P._made = made
     P._views = P._buf = None
     return P
 
 
-def _placements_pool(block, nbodies, model, made):
-    """The :class:`Placements` of every table of ``block`` (K, rows, 12), and the tables (views
-    of ``block``); each lists in ``made`` the views it makes later."""
-    tables = list(block)
-    return [_placements(t, nbodies, model, made) for t in tables], tables
+def _placements_ring(tables, nbodies, model):
+    """The :class:`Placements` of each table of a ring (:func:`retry_ring`)."""
+    return [_placements(t, nbodies, model) for t in tables]
 
 
 def _transform(out):
@@ -240,9 +232,9 @@ def forward_kinematics(model: Model, q: ArrayLike, data: Data | None = None,
     if data is None:
         try:
             if out is None:
-                s = model._tls.kin
-                r = _FK(s.buf, q, s.Pp, s.P)
-                if r is not s.buf or (r := retry(model, "P", _FK, q, make=_placements_pool)) is not None:
+                b = model._tls.kin.buf
+                r = _FK(b, q)
+                if r is not b or (r := retry_ring(model, _FK, q, _placements_ring)) is not None:
                     return r
             elif _FKO(out._buf, q, model, out) is out:  # (out's own buffer: its model, its table)
                 return out
