@@ -147,6 +147,117 @@ def test_each_thread_has_its_own_state():
     assert not errors, errors
 
 
+def _slots(s):
+    """The slot counters and ring cursor of a state (what a call on it moves)."""
+    from sinews import _kinematics_fast_kernels as FKK
+
+    return [int(s.ib[h]) for h in (FKK.H_SLOT_T, FKK.H_SLOT_FK, FKK.H_SLOT_J6, FKK.H_SLOT_J3, FKK.H_SLOT_V3)]
+
+
+def test_the_first_thread_owns_the_model_state_and_others_use_their_own():
+    """The fast path reads ``model._kin`` (the state of the first thread to bind), whose native
+    entry points refuse any other thread: another thread's calls are served by its own state,
+    give the checked path's results and leave the owner's state untouched."""
+    m = _model()
+    q, v = _state(m, 5)
+    point = np.array([0.1, 0.2, -0.3])
+    calls = _calls(m, q, v, FRAMES[0], BODIES[2], point)
+    for _, fast, _ in calls:
+        fast()
+        fast()
+    owner = m._kin
+    assert owner is m._tls.kin and owner.buf.owner == threading.get_ident()
+    before = _slots(owner)
+    ring = owner.buf.ring[0]
+    seen, errors = {}, []
+
+    def work():
+        try:
+            for _ in range(2 * KF.POOL + 3):
+                for name, fast, checked in calls:
+                    _equal(fast(), checked())
+            mine = m._tls.kin
+            seen["state"] = mine
+            P = sinews.forward_kinematics(m, q)
+            seen["table in own ring"] = any(P._table is t for t in mine.buf.ring[0])
+            from sinews.kinematics import _FK
+
+            seen["owner's buffer refused"] = _FK(owner.buf, q) is owner.buf
+            seen["own buffer served"] = isinstance(_FK(mine.buf, q), sinews.Placements)
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert not errors, errors
+    assert seen["state"] is not owner and m._kin is owner
+    assert seen["table in own ring"] and seen["owner's buffer refused"] and seen["own buffer served"]
+    assert _slots(owner) == before and owner.buf.ring[0] is ring
+    from sinews.kinematics import _FK
+
+    assert isinstance(_FK(owner.buf, q), sinews.Placements)  # (the native thread identity is Python's)
+
+
+def test_threads_calling_every_function_at_once_get_their_own_results():
+    m = _model()
+    q, v = _state(m, 6)
+    point = np.array([0.0, 0.1, 0.2])
+    calls = _calls(m, q, v, FRAMES[1], BODIES[3], point)
+    want = {name: checked() for name, _, checked in calls}
+    errors = []
+    barrier = threading.Barrier(4)
+
+    def work():
+        try:
+            barrier.wait()
+            kept = []
+            for i in range(KF.POOL + 5):
+                for name, fast, _ in calls:
+                    x = fast()
+                    if i % 7 == 0:
+                        kept.append((name, x))
+            for name, x in kept:
+                _equal(x, want[name])
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def test_the_owner_rebinds_after_a_frame_is_added_and_copies_bind_their_own():
+    import copy
+    import pickle
+
+    m = _model()
+    q, _ = _state(m, 7)
+    sinews.forward_kinematics(m, q)
+    first = m._kin
+    done = threading.Event()
+
+    def other():
+        sinews.forward_kinematics(m, q)
+        sinews.forward_kinematics(m, q)
+        done.set()
+
+    threading.Thread(target=other).start()
+    done.wait()
+    assert m._kin is first  # (another thread binding leaves it)
+    m.add_frame("late", m.nbodies - 1, sinews.Transform.translation([0.0, 0.1, 0.0]))
+    P = sinews.forward_kinematics(m, q)
+    assert m._kin is not first and m._kin is m._tls.kin
+    np.testing.assert_array_equal(P.frame("late").p, sinews.frame_placement(m, q, "late", data=m.data()).p)
+    for c in (copy.copy(m), copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        assert c._kin is None
+        _equal(sinews.forward_kinematics(c, q), sinews.forward_kinematics(m, q, data=m.data()))
+        assert c._kin is not None and c._kin is not m._kin
+
+
 def test_a_model_without_moving_joints():
     m = sinews.Model()
     b = m.add_body(0, sinews.joints.Fixed(), None, sinews.SpatialInertia.from_box(1.0, (0.1, 0.1, 0.1)), name="welded")

@@ -50,7 +50,7 @@ def center_of_mass(model: Model, q: ArrayLike, data: Data | None = None) -> np.n
     mass."""
     if data is None:
         try:
-            s = model._tls.kin
+            s = model._kin
             r = _COM(s.buf, q, s.V3p, s.V3)
             if r is not s.buf or (r := retry(model, "V3", _COM, q)) is not None:
                 return r
@@ -65,7 +65,7 @@ def com_velocity(model: Model, q: ArrayLike, v: ArrayLike, data: Data | None = N
     """World velocity (3,) of the centre of mass at ``q`` (nq,), ``v`` (nv,)."""
     if data is None:
         try:
-            s = model._tls.kin
+            s = model._kin
             r = _COMV(s.buf, q, v, s.V3p, s.V3)
             if r is not s.buf or (r := retry(model, "V3", _COMV, q, v)) is not None:
                 return r
@@ -81,7 +81,7 @@ def com_jacobian(model: Model, q: ArrayLike, data: Data | None = None) -> np.nda
     """(3, nv) Jacobian of the centre of mass (world axes) at ``q`` (nq,)."""
     if data is None:
         try:
-            s = model._tls.kin
+            s = model._kin
             r = _COMJ(s.buf, q, s.J3p, s.J3)
             if r is not s.buf or (r := retry(model, "J3", _COMJ, q)) is not None:
                 return r

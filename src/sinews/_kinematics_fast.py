@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import threading
 from itertools import repeat
 
 import numpy as np
@@ -160,6 +161,8 @@ def kin_buffer(c, ws, out=None) -> KinBuffer:
     buf[o_ws:o_tmp] = ws
     ib[FK.H_NDARRAY], ib[FK.H_F64], ib[FK.H_INT64] = id(np.ndarray), id(np.dtype(np.float64)), id(np.int64)
     ib[FK.H_VERSION_AT], ib[FK.H_VERSION] = c.frames_version.ctypes.data, c.frames_version[0]
+    ib[FK.H_IDENT_AT] = _native.THREAD_IDENT_AT
+    buf.owner = 0  # (any thread: an out's buffer, until a KinState takes it)
     buf.frames_version = c.frames_version  # (the cell whose address the entry kernels read, kept alive)
     if out is not None:  # (out holds its model and its table, and the buffer only through out)
         ib[FK.H_OUT], ib[FK.H_OUT_MODEL], ib[FK.H_OUT_TABLE] = id(out), id(out.model), id(out._table)
@@ -187,6 +190,8 @@ class KinState:
     def __init__(self, model, c, ws):
         buf = kin_buffer(c, ws)
         ib = buf.view(np.ndarray).view(np.int64)
+        buf.owner = threading.get_ident()  # (the thread that may use it: the dispatcher path's check)
+        ib[FK.H_OWNER] = _native.thread_ident()
         pl = c.pl
         self.buf, self.ib, self.pl = buf, ib, pl
         # the name tables' values are numpy.int64 scalars, which the native entry points read
@@ -253,7 +258,10 @@ def bind(model) -> None:
             return
         from .model import Data
 
-        model._tls.kin = KinState(model, c, Data(model).ws)
+        s = model._tls.kin = KinState(model, c, Data(model).ws)
+        first = getattr(model, "_kin", None)
+        if first is None or first.buf.owner == s.buf.owner:  # (the first thread to bind, or it again)
+            model._kin = s
 
 
 def checked_data(model, data):
@@ -270,10 +278,15 @@ _SLOT = {"T": FK.H_SLOT_T, "J6": FK.H_SLOT_J6, "J3": FK.H_SLOT_J3, "V3": FK.H_SL
 
 
 def retry(model, kind: str, entry, *inputs):
-    """After ``entry(buf, *inputs, pool, results)`` answered ``buf``: when the pool of ``kind``
-    is used up, a new one and the call once more; the result, or ``None`` (the call was refused
-    for another reason: take the checked path)."""
+    """After ``entry(buf, *inputs, pool, results)`` on ``model._kin`` answered ``buf``: on
+    another thread than its owner's, the call on this thread's state; when the pool of
+    ``kind`` is used up, a new one and the call once more; the result, or ``None`` (the call
+    was refused for another reason: take the checked path)."""
     s = model._tls.kin
+    if s is not model._kin:
+        r = entry(s.buf, *inputs, getattr(s, kind + "p"), getattr(s, kind))
+        if r is not s.buf:
+            return r
     if s.ib[_SLOT[kind]] < len(getattr(s, kind)):
         return None
     s.refill(kind)
@@ -284,8 +297,13 @@ def retry(model, kind: str, entry, *inputs):
 def retry_ring(model, entry, q, make):
     """After ``entry(buf, q)`` (``forward_kinematics``) answered ``buf``: when no table of the
     ring was free, a new ring (``make(tables, nbodies, model)``: the Placements of the tables)
-    and the call once more; the result, or ``None`` (take the checked path)."""
+    and the call once more (on this thread's state: see :func:`retry`); the result, or
+    ``None`` (take the checked path)."""
     s = model._tls.kin
+    if s is not model._kin:
+        r = entry(s.buf, q)
+        if r is not s.buf:
+            return r
     if not s.ib[FK.H_P_FULL]:
         return None
     rows = int(s.ib[FK.H_NROWS])

@@ -124,6 +124,27 @@ def i64_ptr(typingctx, addr):
     return types.CPointer(types.int64)(types.intp), codegen
 
 
+@intrinsic
+def call_c(typingctx, addr):
+    """The result of the C function ``int64_t f(void)`` at address ``addr``."""
+
+    def codegen(context, builder, signature, args):
+        fn = builder.inttoptr(args[0], ir.FunctionType(ir.IntType(64), []).as_pointer())
+        return builder.call(fn, [])
+
+    return types.int64(types.intp), codegen
+
+
+#: the address of ``PyThread_get_thread_ident`` (``unsigned long f(void)``, the value of
+#: ``threading.get_ident()``), which native code calls with :func:`call_c`
+THREAD_IDENT_AT = ctypes.cast(ctypes.pythonapi.PyThread_get_thread_ident, ctypes.c_void_p).value
+
+
+def thread_ident() -> int:
+    """``threading.get_ident()`` as the int64 that native code compares (:data:`THREAD_IDENT_AT`)."""
+    return ctypes.c_int64(threading.get_ident()).value
+
+
 # ----------------------------------------------------------------------------------------------
 # Kernels called by address
 #

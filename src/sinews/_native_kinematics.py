@@ -13,13 +13,15 @@ a new pool or takes the checked path).  The kernels are those of
 :mod:`sinews._kinematics_fast_kernels`, so both paths give the same bits.
 """
 
+from threading import get_ident
+
 import numpy as np
 from numba import carray
 
 from . import _kinematics_fast_kernels as FK
 from ._jit import njit
-from ._kinematics_fast_kernels import (H_F64, H_INT64, H_NDARRAY, H_NONE, H_NQ, H_NROWS, H_NV, H_OUT, H_OUT_MODEL,
-                                       H_OUT_TABLE, H_P_FULL, H_P_LIKE, H_P_LIKE_VIEWS, H_P_RESULTS, H_P_TABLES,
+from ._kinematics_fast_kernels import (H_F64, H_IDENT_AT, H_INT64, H_NDARRAY, H_NONE, H_NQ, H_NROWS, H_NV, H_OUT,
+                                       H_OWNER, H_OUT_MODEL, H_OUT_TABLE, H_P_FULL, H_P_LIKE, H_P_LIKE_VIEWS, H_P_RESULTS, H_P_TABLES,
                                        H_P_TYPE, H_P_VIEWS_AT, H_SLOT_FK)
 from ._native import (
     AR_DATA,
@@ -33,6 +35,7 @@ from ._native import (
     IN,
     OUT,
     array3,
+    call_c,
     called_with,
     dim,
     f64_ptr,
@@ -66,6 +69,13 @@ def _buffer(obj):
     """The state's buffer (float64) at address ``obj`` and its int64 view (the header)."""
     buf = carray(f64_ptr(load_i64(obj + AR_DATA)), (dim(obj, I0),))
     return buf, buf.view(np.int64)
+
+
+@njit(cache=True, forceinline=True)
+def _mine(ib):
+    """Whether the calling thread may use the buffer of header ``ib``: the thread that owns
+    it (a thread's state), or any (an out's buffer)."""
+    return ib[H_OWNER] == 0 or call_c(ib[H_IDENT_AT]) == ib[H_OWNER]
 
 
 @njit(cache=True, forceinline=True)
@@ -161,7 +171,7 @@ def placements_n(self, args, nargs):
     writeable too) and ``out`` is returned."""
     if called_with(self, args, nargs):
         buf, ib = _buffer(args[0])
-        if nargs >= 2 and _is_q(args[1], ib):
+        if nargs >= 2 and _mine(ib) and _is_q(args[1], ib):
             q = vector(args[1], ib[H_NQ])
             nr = ib[H_NROWS]
             if op_of(self) != INTO:
@@ -185,7 +195,7 @@ def row_placement_n(self, args, nargs):
     """``body_placement`` / ``frame_placement``: ``(buf, q, row, pool, results)``."""
     if nargs == 5 and called_with(self, args, nargs):
         buf, ib = _buffer(args[0])
-        if _is_q(args[1], ib) and _is_key(args[2], ib):
+        if _mine(ib) and _is_q(args[1], ib) and _is_key(args[2], ib):
             slot = FK.row_placement_f(vector(args[1], ib[H_NQ]), int64_value(args[2]), array3(args[3]), buf)
             return _done(self, args, nargs, slot, args[4])
     return refuse(self, args, nargs)
@@ -196,6 +206,8 @@ def frame_jacobian_n(self, args, nargs):
     ``(buf, q, key, pool, results)`` (one C function: told apart by ``nargs``)."""
     if called_with(self, args, nargs):
         buf, ib = _buffer(args[0])
+        if not _mine(ib):
+            return refuse(self, args, nargs)
         if (nargs == 7 and _is_q(args[1], ib) and _is_key(args[2], ib) and _is_point(args[3], ib)
                 and _is_key(args[4], ib)):
             slot = FK.frame_jacobian_f(vector(args[1], ib[H_NQ]), int64_value(args[2]), vector(args[3], I3),
@@ -212,7 +224,7 @@ def time_variation_n(self, args, nargs):
     Jacobians' time derivatives, ``(buf, q, v, key, pool, results)`` (told apart by ``nargs``)."""
     if (nargs == 6 or nargs == 8) and called_with(self, args, nargs):
         buf, ib = _buffer(args[0])
-        if _is_q(args[1], ib) and _is_v(args[2], ib) and _is_key(args[3], ib):
+        if _mine(ib) and _is_q(args[1], ib) and _is_v(args[2], ib) and _is_key(args[3], ib):
             q = vector(args[1], ib[H_NQ])
             v = vector(args[2], ib[H_NV])
             if nargs == 8 and _is_point(args[4], ib) and _is_key(args[5], ib):
@@ -236,7 +248,7 @@ def center_of_mass_n(self, args, nargs):
     if (nargs == 4 or nargs == 5) and called_with(self, args, nargs):
         buf, ib = _buffer(args[0])
         op = op_of(self)
-        if _is_q(args[1], ib):
+        if _mine(ib) and _is_q(args[1], ib):
             q = vector(args[1], ib[H_NQ])
             if op == COM and nargs == 4:
                 return _done(self, args, nargs, FK.center_of_mass_f(q, _pool2(args[2]), buf), args[3])
@@ -260,6 +272,8 @@ def _fallback(name):
         kernel = typed(name, FK, SIGNATURES)
 
         def call(buf, *rest):
+            if buf.owner != get_ident():
+                return buf
             i = kernel(*rest[:-1], buf)
             return rest[-1][i] if i >= 0 else buf
 
@@ -277,6 +291,8 @@ def placements_f():
     kernel = typed("placements_into_f", FK, SIGNATURES)
 
     def call(buf, q):
+        if buf.owner != get_ident():
+            return buf
         ib = buf.view(np.ndarray).view(np.int64)
         tables, results = buf.ring[:2]
         i = int(ib[H_SLOT_FK])

@@ -232,7 +232,7 @@ def forward_kinematics(model: Model, q: ArrayLike, data: Data | None = None,
     if data is None:
         try:
             if out is None:
-                b = model._tls.kin.buf
+                b = model._kin.buf
                 r = _FK(b, q)
                 if r is not b or (r := retry_ring(model, _FK, q, _placements_ring)) is not None:
                     return r
@@ -280,7 +280,7 @@ def body_placement(model: Model, q: ArrayLike, body: int | str, data: Data | Non
     """World pose of one body at ``q`` (nq,) (kinematics along its support chain only)."""
     if data is None and type(body) in _KEYS:
         try:
-            s = model._tls.kin
+            s = model._kin
             X = _ROW(s.buf, q, s.body_rows[body], s.Tp, s.T)
             if X is not s.buf or (X := retry(model, "T", _ROW, q, s.body_rows[body])) is not None:
                 return X
@@ -295,7 +295,7 @@ def frame_placement(model: Model, q: ArrayLike, frame: int | str, data: Data | N
     only."""
     if data is None and type(frame) in _KEYS:
         try:
-            s = model._tls.kin
+            s = model._kin
             X = _ROW(s.buf, q, s.frame_rows[frame], s.Tp, s.T)
             if X is not s.buf or (X := retry(model, "T", _ROW, q, s.frame_rows[frame])) is not None:
                 return X
@@ -321,7 +321,7 @@ def point_jacobian_6d(model: Model, q: ArrayLike, body: int | str, point: ArrayL
     ``q`` (nq,)."""
     if data is None and type(body) in _KEYS:
         try:
-            s = model._tls.kin
+            s = model._kin
             J = _FJ(s.buf, q, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, _LWA, s.J6p, s.J6)
             if J is not s.buf or (J := retry(model, "J6", _FJ, q, s.body_rows[body], _point(point), _LWA)) is not None:
                 return J
@@ -336,7 +336,7 @@ def point_jacobian(model: Model, q: ArrayLike, body: int | str, point: ArrayLike
     ``q`` (nq,)."""
     if data is None and type(body) in _KEYS:
         try:
-            s = model._tls.kin
+            s = model._kin
             J = _FJ(s.buf, q, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, _LWA, s.J3p, s.J3)
             if J is not s.buf or (J := retry(model, "J3", _FJ, q, s.body_rows[body], _point(point), _LWA)) is not None:
                 return J
@@ -362,7 +362,7 @@ def body_jacobian(model: Model, q: ArrayLike, body: int | str, frame: str = "loc
     """
     if data is None and type(body) in _KEYS:
         try:
-            s = model._tls.kin
+            s = model._kin
             J = _FJK(s.buf, q, s.body_keys[frame][body], s.J6p, s.J6)
             if J is not s.buf or (J := retry(model, "J6", _FJK, q, s.body_keys[frame][body])) is not None:
                 return J
@@ -386,7 +386,7 @@ def frame_jacobian(model: Model, q: ArrayLike, frame: int | str, reference: str 
     """
     if data is None and type(frame) in _KEYS:
         try:
-            s = model._tls.kin
+            s = model._kin
             J = _FJK(s.buf, q, s.frame_keys[reference][frame], s.J6p, s.J6)
             if J is not s.buf or (J := retry(model, "J6", _FJK, q, s.frame_keys[reference][frame])) is not None:
                 return J
@@ -428,7 +428,7 @@ def frame_jacobian_time_variation(model: Model, q: ArrayLike, v: ArrayLike, fram
     sinews gives the exact derivative there too."""
     if data is None and type(frame) in _KEYS:
         try:
-            s = model._tls.kin
+            s = model._kin
             J = _DJK(s.buf, q, v, s.frame_keys[reference][frame], s.J6p, s.J6)
             if J is not s.buf or (J := retry(model, "J6", _DJK, q, v, s.frame_keys[reference][frame])) is not None:
                 return J
@@ -447,7 +447,7 @@ def point_jacobian_time_variation_6d(model: Model, q: ArrayLike, v: ArrayLike, b
     (:func:`point_acceleration_6d`)."""
     if data is None and type(body) in _KEYS:
         try:
-            s = model._tls.kin
+            s = model._kin
             J = _DJ(s.buf, q, v, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, _LWA, s.J6p, s.J6)
             if J is not s.buf or (J := retry(model, "J6", _DJ, q, v, s.body_rows[body], _point(point), _LWA)) is not None:
                 return J
@@ -462,7 +462,7 @@ def point_jacobian_time_variation(model: Model, q: ArrayLike, v: ArrayLike, body
     classical acceleration of the point is ``J a + dJ/dt v``."""
     if data is None and type(body) in _KEYS:
         try:
-            s = model._tls.kin
+            s = model._kin
             J = _DJ(s.buf, q, v, s.body_rows[body], _ZERO3 if point is _ORIGIN else point, _LWA, s.J3p, s.J3)
             if J is not s.buf or (J := retry(model, "J3", _DJ, q, v, s.body_rows[body], _point(point), _LWA)) is not None:
                 return J

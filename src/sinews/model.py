@@ -100,14 +100,17 @@ class Model:
         self._shapes: dict[str, list[ShapeRecord]] = {"visual": [], "collision": []}
         self._compiled = None
         self._tls = threading.local()  # per-thread default workspace (see default_data)
+        self._kin = None  # the kinematics fast path's state of the first thread to use it (sinews._kinematics_fast)
         self._lock = threading.Lock()  # compiles the model once when threads race to use it
         self._gravity = np.zeros(3)
         self.gravity = gravity
 
     def __getstate__(self):
-        # thread-local workspaces and the lock are per process: not copied or pickled
+        # thread-local workspaces, the fast path's state and the lock are per process: not copied
+        # or pickled
         state = self.__dict__.copy()
         del state["_tls"], state["_lock"]
+        state.pop("_kin", None)
         return state
 
     def __setstate__(self, state):
@@ -116,6 +119,7 @@ class Model:
         state.setdefault("_shapes", {"visual": [], "collision": []})
         self.__dict__.update(state)
         self._tls = threading.local()
+        self._kin = None
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ building
