@@ -2,7 +2,7 @@
 
 A kinematics call without ``data=`` does, in Python, about this (here :func:`sinews.frame_jacobian`)::
 
-    s = model._tls.kin                                      # this thread's KinState
+    s = model._kin                                          # the first thread's KinState
     J = FJK(s.buf, q, s.frame_keys[reference][frame], s.J6p, s.J6)   # one C call
     if J is not s.buf:
         return J                                            # a view made in advance
@@ -12,8 +12,10 @@ dispatcher; where the native layer is not available, one dispatch of the same en
 :mod:`sinews._kinematics_fast_kernels`) with few arguments: the
 model's arrays, the support chain of every link and a workspace are packed into one buffer, and
 the result goes to the next slot of a *pool* of preallocated results whose views (or
-:class:`~sinews.spatial.Transform` / :class:`~sinews.kinematics.Placements` objects) are made
-in bulk when the pool is made.  Names are resolved by dict look-ups in tables made from the
+:class:`~sinews.spatial.Transform` objects) are made in bulk when the pool is made;
+``forward_kinematics`` takes ``(buf, q)`` and hands out a table of a *ring* whose lists the
+buffer holds (:func:`retry_ring`; the tables are reused one at a time, see
+:mod:`sinews._native_kinematics`).  Names are resolved by dict look-ups in tables made from the
 compiled model's (``frame_keys``/``body_keys`` also fold the reference frame into the key: ``4 * row +
 reference``; the tables' values are ``numpy.int64`` scalars, which the native entry points read).
 The native entry point refuses any argument that is not a float64 ``numpy.ndarray`` of the right
@@ -25,10 +27,13 @@ which converts what it may and raises the named error: the fast path never chang
 an error.
 
 A result is one slot of a pool shared with up to ``K - 1`` other results (a returned Jacobian is
-a view into a ``(K, 6, nv)`` array): each slot is handed out once, a used-up pool is replaced by a
-new one, and a pool lives as long as any of its results.  The state is bound per thread (on
-``model._tls``) by the first checked call, and rebuilt when a frame added to the model changes
-the placement table.
+a view into a ``(K, 6, nv)`` array): a slot is handed out again only when its pool is reused
+(:mod:`sinews._pools`), a used-up pool is otherwise replaced by a new one, and a pool lives as
+long as any of its results.  A state is bound per thread (on ``model._tls``) by the first
+checked call, and rebuilt when a frame added to the model changes the placement table; the
+first thread's is also ``model._kin``, which the fast path reads (a plain attribute, where the
+thread-local look-up costs 0.03 us): its buffer holds the identity of its thread, the native
+entry points refuse any other (:func:`retry` then calls on the thread's own state).
 
 The buffer holds a copy of the model's float table ``mf``, made when the state is bound.  The
 kinematics kernels read only what is fixed once a model is compiled (placements, axes, masses

@@ -12,8 +12,10 @@ inputs, built once per model and thread:
 * nine scratch values (the first three: the frame origin, zero).
 
 Results go to the next free slot of a pool (an array of ``K`` preallocated results made by the
-Python side, which holds a ready view or object per slot): the kernel checks the argument
-lengths, computes into ``pool[slot]``, advances the slot counter and returns the slot (>= 0);
+Python side, which holds a ready view or object per slot; ``forward_kinematics``' tables come
+from a ring the native entry point manages, :func:`placements_into_f` writing one): the kernel
+checks the argument lengths, computes into ``pool[slot]``, advances the slot counter and
+returns the slot (>= 0);
 :data:`POOL_FULL` when the pool is used up (the caller makes a new one); another negative code
 (:data:`BAD_SHAPE`, a non-finite input, a zero quaternion, an overflow) sends the call to the
 checked path, which raises the named error.  The numerical work is that of

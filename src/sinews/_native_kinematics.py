@@ -7,10 +7,12 @@ buffer (a :class:`~sinews._kinematics_fast.KinBuffer`, whose type the entry poin
 its header holds the addresses the argument checks compare with), the user's arrays
 (checked: float64 ``numpy.ndarray``, C-contiguous, aligned, of the right length), integer keys
 as ``numpy.int64`` scalars (from the state's name tables), then the result pool and the list of
-its prepared results.  It returns the prepared result of the slot the kernel filled, or ``buf``
-when the call was refused, the kernel failed or the pool is used up (the Python side then makes
-a new pool or takes the checked path).  The kernels are those of
-:mod:`sinews._kinematics_fast_kernels`, so both paths give the same bits.
+its prepared results (``forward_kinematics``: ``f(buf, q)``, its ring of tables in the buffer's
+header, :func:`placements_n`).  It returns the prepared result of the slot the kernel filled, or
+``buf`` when the call was refused, the kernel failed or the pool is used up (the Python side
+then makes a new pool or takes the checked path).  A thread's buffer serves only its thread
+(:func:`_mine`).  The kernels are those of :mod:`sinews._kinematics_fast_kernels`, so both paths
+give the same bits.
 """
 
 from threading import get_ident
@@ -171,11 +173,11 @@ def placements_n(self, args, nargs):
     writeable too) and ``out`` is returned."""
     if called_with(self, args, nargs):
         buf, ib = _buffer(args[0])
-        if nargs >= 2 and _mine(ib) and _is_q(args[1], ib):
+        if nargs >= 2 and _is_q(args[1], ib):
             q = vector(args[1], ib[H_NQ])
             nr = ib[H_NROWS]
             if op_of(self) != INTO:
-                if nargs == 2 and ib[H_P_RESULTS] != 0:
+                if nargs == 2 and ib[H_P_RESULTS] != 0 and _mine(ib):
                     i = _next_table(ib)
                     if i >= 0 and FK.placements_into_f(q, matrix(list_item(ib[H_P_TABLES], i), nr, I12), buf) == 0:
                         ib[H_SLOT_FK] = (i ^ 1) if ib[H_P_VIEWS_AT] != 0 else i + 1
@@ -183,7 +185,7 @@ def placements_n(self, args, nargs):
                 return refuse(self, args, nargs)
             table = ib[H_OUT_TABLE]
             # (out is the Placements that owns the buffer, so its table, which it holds and never
-            # changes, is alive)
+            # changes, is alive; its buffer serves any thread)
             if (nargs == 4 and args[3] == ib[H_OUT] and args[2] == ib[H_OUT_MODEL] and table != 0
                     and is_matrix(table, ib[H_NDARRAY], ib[H_F64], nr, I12, OUT)):
                 if FK.placements_into_f(q, matrix(table, nr, I12), buf) == 0:
