@@ -212,8 +212,12 @@ def test_read_only_install_seeds_the_user_cache_from_the_shipped_one(fresh_venv,
         "def refuse(self): raise OSError('read-only __pycache__ (test)')\n"
         "cls.ensure_cache_path = refuse\n"
     )
-    user_cache = tmp_path / "xdg"
-    env = {"NUMBA_DEBUG_CACHE": "1", "XDG_CACHE_HOME": str(user_cache)}
+    # Numba's per-user cache directory (appdirs: $XDG_CACHE_HOME/numba on Linux,
+    # ~/Library/Caches/numba on macOS), moved under tmp_path on either and asked of Numba itself
+    env = {"NUMBA_DEBUG_CACHE": "1", "XDG_CACHE_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path / "home")}
+    ask = "from numba.misc.appdirs import AppDirs; print(AppDirs(appname='numba', appauthor=False).user_cache_dir)"
+    user_cache = Path(_run([str(py), "-c", ask], cwd=tmp_path, env=env).stdout.strip())
+    assert tmp_path in user_cache.parents
     proc = _run([str(py), "-c", refuse + _FIRST_CALLS], cwd=tmp_path, env=env)
     loaded, saved = _cache_log(proc)
     assert not saved, f"compiled instead of loading the shipped entries: {saved[:5]}"
