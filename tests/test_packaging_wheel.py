@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "src")
+SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "tools/build_backend.py", "README.md", "LICENSE", "src")
 NOT_SHIPPED = ("__pycache__", "*.pyc", "*.nbi", "*.nbc", "*.egg-info")
 
 pytestmark = pytest.mark.slow
@@ -55,6 +55,7 @@ def wheel(tmp_path_factory) -> Path:
         if path.is_dir():
             shutil.copytree(path, src / name, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
         else:
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, src / name)
     out = work / "dist"
     _run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation",
