@@ -127,24 +127,35 @@ def test_a_frame_added_after_binding_is_seen():
                                   sinews.frame_jacobian(m, q, "late", "world", data=d))
 
 
-def test_each_thread_has_its_own_state():
-    q0, v0 = _state(M, 3)
-    expected = sinews.frame_jacobian(M, q0, FRAMES[1], data=M.data())
+def _in_threads(work, n: int) -> None:
+    """Run ``work`` on ``n`` threads at once; re-raise what any of them raised."""
     errors = []
+    barrier = threading.Barrier(n)
 
-    def work():
+    def run():
         try:
-            for _ in range(2 * KF.POOL + 3):
-                np.testing.assert_array_equal(sinews.frame_jacobian(M, q0, FRAMES[1]), expected)
+            barrier.wait()
+            work()
         except Exception as e:  # pragma: no cover - reported below
             errors.append(e)
 
-    threads = [threading.Thread(target=work) for _ in range(3)]
+    threads = [threading.Thread(target=run) for _ in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert not errors, errors
+
+
+def test_each_thread_has_its_own_state():
+    q0, v0 = _state(M, 3)
+    expected = sinews.frame_jacobian(M, q0, FRAMES[1], data=M.data())
+
+    def work():
+        for _ in range(2 * KF.POOL + 3):
+            np.testing.assert_array_equal(sinews.frame_jacobian(M, q0, FRAMES[1]), expected)
+
+    _in_threads(work, 3)
 
 
 def _slots(s):
@@ -205,29 +216,18 @@ def test_threads_calling_every_function_at_once_get_their_own_results():
     point = np.array([0.0, 0.1, 0.2])
     calls = _calls(m, q, v, FRAMES[1], BODIES[3], point)
     want = {name: checked() for name, _, checked in calls}
-    errors = []
-    barrier = threading.Barrier(4)
 
     def work():
-        try:
-            barrier.wait()
-            kept = []
-            for i in range(KF.POOL + 5):
-                for name, fast, _ in calls:
-                    x = fast()
-                    if i % 7 == 0:
-                        kept.append((name, x))
-            for name, x in kept:
-                _equal(x, want[name])
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
+        kept = []
+        for i in range(KF.POOL + 5):
+            for name, fast, _ in calls:
+                x = fast()
+                if i % 7 == 0:
+                    kept.append((name, x))
+        for name, x in kept:
+            _equal(x, want[name])
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    _in_threads(work, 4)
 
 
 def test_the_owner_rebinds_after_a_frame_is_added_and_copies_bind_their_own():
