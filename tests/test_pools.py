@@ -220,9 +220,9 @@ def test_the_ring_check_reads_the_references(hold):
 
 
 def test_without_the_ring_check_each_table_is_handed_out_once(monkeypatch):
-    """Where the native layer cannot read what the ring checks (views_offset 0), no table is
+    """Where the native layer cannot read what the ring checks (slot offsets 0), no table is
     written twice: each ring serves K calls, then a new one is made."""
-    monkeypatch.setattr(KF, "views_offset", lambda P: 0)
+    monkeypatch.setattr(KF, "slot_offsets", lambda P: (0, 0))
     m = _model()
     sinews.forward_kinematics(m, _q(0))  # (the first call binds the thread's state)
     rings = []
@@ -371,3 +371,89 @@ def test_out_must_be_the_result_itself():
     for kw in ({}, {"data": D}):
         with pytest.raises(ValueError, match="out must be the Placements"):
             sinews.forward_kinematics(M, _q(1), out=Forward(), **kw)
+
+
+def _header_names_its_ring(s) -> bool:
+    """The ring's header names the lists the buffer holds, or no list (the next call then asks
+    for a new ring)."""
+    from sinews import _kinematics_fast_kernels as FKK
+
+    ib, ring = s.ib, s.buf.ring
+    return ib[FKK.H_P_RESULTS] == 0 or (ib[FKK.H_P_RESULTS] == id(ring[1]) and ib[FKK.H_P_TABLES] == id(ring[0]))
+
+
+def test_a_call_made_while_the_ring_is_replaced_reads_no_freed_list():
+    """Finalizers that run while a new ring replaces the old one (the old tables being freed)
+    and call forward_kinematics: each such call finds the header naming the ring the buffer
+    holds (or none), and gets the checked path's result."""
+    m = _model()
+    fast, checked, _ = KINDS["placements"]
+    q = _q(3)
+    sinews.forward_kinematics(m, q)
+    s = m._kin
+    seen = []
+
+    def finalizer():
+        seen.append(_header_names_its_ring(s))
+        _equal(sinews.forward_kinematics(m, q), sinews.forward_kinematics(m, q, data=m.data()))
+
+    for i in range(3 * KF.POOL):
+        P = sinews.forward_kinematics(m, q)
+        if not seen:
+            weakref.finalize(P.R.base, finalizer)  # (a weak reference: the table is not reused)
+        del P
+    assert seen and all(seen)
+
+
+def test_a_ring_replacement_interrupted_at_any_line_leaves_a_consistent_header():
+    """A KeyboardInterrupt (a signal handler's exception) at each line of KinState.ring in turn:
+    the header names the ring the buffer holds or none (then the next call makes a new ring),
+    and later calls give the checked path's results."""
+    import sys
+
+    ring_code = KF.KinState.ring.__code__
+    lines = sorted({line for _, _, line in ring_code.co_lines() if line and line > ring_code.co_firstlineno})
+    assert len(lines) > 8
+    for target in lines:
+        m = _model()
+        sinews.forward_kinematics(m, _q(0))
+        held = [sinews.forward_kinematics(m, _q(0))]
+
+        def tracer(frame, event, arg):
+            if frame.f_code is ring_code:
+                def local(frame, event, arg):
+                    if event == "line" and frame.f_lineno == target:
+                        sys.settrace(None)
+                        raise KeyboardInterrupt
+                    return local
+                return local
+
+        with pytest.raises(KeyboardInterrupt):
+            sys.settrace(tracer)
+            try:
+                for i in range(3 * KF.POOL):
+                    held.append(sinews.forward_kinematics(m, _q(i % 4)))  # (all kept: the ring fills)
+            finally:
+                sys.settrace(None)
+        held.clear()
+        assert _header_names_its_ring(m._kin), target
+        for i in range(2 * KF.POOL):
+            _equal(sinews.forward_kinematics(m, _q(i % 4)), sinews.forward_kinematics(m, _q(i % 4), data=m.data()))
+        P = sinews.forward_kinematics(m, _q(0))
+        assert _header_names_its_ring(m._kin) and any(P._table is t for t in m._kin.buf.ring[0])  # (fast again)
+
+
+def test_a_live_result_takes_no_state_and_its_table_is_checked():
+    """__setstate__ only on a new object (copy, pickle); a result whose table slot was set to
+    another array behind its back (the ring's table still held by the caller) is not reused."""
+    fast, checked, _ = KINDS["placements"]
+    P = fast(_q(0))
+    with pytest.raises(TypeError, match="__setstate__"):
+        P.__setstate__({"_table": np.zeros_like(P._table), "_nbodies": P._nbodies, "_model": M})
+    kept = P._table
+    values = np.array(kept)
+    type(P)._table.__set__(P, np.zeros_like(kept))
+    del P
+    for i in range(3 * KF.POOL):
+        _equal(fast(_q(1 + i % 3)), checked(_q(1 + i % 3)))
+    np.testing.assert_array_equal(kept, values)

@@ -15,7 +15,19 @@ import tomllib
 from pathlib import Path
 
 from setuptools import build_meta as _setuptools
-from setuptools.build_meta import *  # noqa: F401,F403 (every hook but the one below, as setuptools has it)
+from setuptools.build_meta import (  # every hook but the one below, as setuptools has it
+    build_editable,
+    build_sdist,
+    build_wheel,
+    get_requires_for_build_editable,
+    get_requires_for_build_sdist,
+    prepare_metadata_for_build_editable,
+    prepare_metadata_for_build_wheel,
+)
+
+__all__ = ["build_editable", "build_sdist", "build_wheel", "get_requires_for_build_editable",
+           "get_requires_for_build_sdist", "get_requires_for_build_wheel", "prepare_metadata_for_build_editable",
+           "prepare_metadata_for_build_wheel"]
 
 #: what the kernel cache's build step imports, besides sinews
 KERNEL_BUILD_NEEDS = ("numpy", "scipy", "numba")

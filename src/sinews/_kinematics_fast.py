@@ -2,7 +2,7 @@
 
 A kinematics call without ``data=`` does, in Python, about this (here :func:`sinews.frame_jacobian`)::
 
-    s = model._kin                                          # the first thread's KinState
+    s = model._kin                                          # the last calling thread's KinState
     J = FJK(s.buf, q, s.frame_keys[reference][frame], s.J6p, s.J6)   # one C call
     if J is not s.buf:
         return J                                            # a view made in advance
@@ -31,9 +31,10 @@ a view into a ``(K, 6, nv)`` array): a slot is handed out again only when its po
 (:mod:`sinews._pools`), a used-up pool is otherwise replaced by a new one, and a pool lives as
 long as any of its results.  A state is bound per thread (on ``model._tls``) by the first
 checked call, and rebuilt when a frame added to the model changes the placement table; the
-first thread's is also ``model._kin``, which the fast path reads (a plain attribute, where the
-thread-local look-up costs 0.03 us): its buffer holds the identity of its thread, the native
-entry points refuse any other (:func:`retry` then calls on the thread's own state).
+state of the thread that called last is also ``model._kin``, which the fast path reads (a plain
+attribute, where the thread-local look-up costs 0.03 us): its buffer holds the identity of its
+thread, the native entry points refuse any other, and :func:`retry` then calls on the thread's
+own state, which takes ``model._kin`` over (once per turn of the GIL).
 
 The buffer holds a copy of the model's float table ``mf``, made when the state is bound.  The
 kinematics kernels read only what is fixed once a model is compiled (placements, axes, masses
@@ -210,7 +211,7 @@ class KinState:
         self.pools = {kind: PoolPair() for kind in _SLOT}
         for kind in _SLOT:
             self.refill(kind)
-        self.ring([], [], None, 0)  # (no placement tables until the first forward_kinematics)
+        self.ring([], [], None, (0, 0))  # (no placement tables until the first forward_kinematics)
 
     def refill(self, kind: str) -> None:
         """A pool of results of one kind (slot counter back to 0): the spare pool when it is free
@@ -220,21 +221,29 @@ class KinState:
         setattr(self, kind, pool.results)
         self.ib[_SLOT[kind]] = 0
 
-    def ring(self, tables: list, results: list, like, views_at: int) -> None:
+    def ring(self, tables: list, results: list, like, offsets: tuple) -> None:
         """Hand out ``forward_kinematics`` results from a new ring: ``tables`` (each its own
         (rows, 12) array) and ``results`` (the Placements of each), ``like`` (a template
-        Placements, its views made) and ``views_at`` (the offset of a Placements' cached views;
-        0: never reuse a table), which the native entry point reads by address (the buffer
-        holds them)."""
+        Placements, its views made) and ``offsets`` (those of a Placements' cached views and
+        of its table, :func:`slot_offsets`; 0: never reuse a table), which the native entry
+        point reads by address (the buffer holds them).  The header names no list while it
+        changes (a call in between, from a finalizer the change runs, is refused; one
+        interrupted leaves a ring to make), and the old ring is freed only once it names the
+        new one."""
         ib = self.ib
-        self.buf.ring = (tables, results, like)
-        ib[FK.H_P_TABLES], ib[FK.H_P_RESULTS] = id(tables), id(results)
+        old = getattr(self.buf, "ring", None)  # (freed at the end, not before)
+        ib[FK.H_P_FULL] = 1
+        ib[FK.H_P_RESULTS] = 0
+        ib[FK.H_P_TABLES] = id(tables)
         ib[FK.H_P_TYPE] = id(type(like))
-        ib[FK.H_P_VIEWS_AT] = views_at if like is not None else 0
+        ib[FK.H_P_VIEWS_AT], ib[FK.H_P_TABLE_AT] = offsets if like is not None else (0, 0)
         ib[FK.H_P_LIKE] = id(like._table) if like is not None else 0
         ib[FK.H_P_LIKE_VIEWS] = id(like._views) if like is not None else 0
         ib[FK.H_NONE] = id(None)
+        self.buf.ring = (tables, results, like)
         ib[FK.H_SLOT_FK] = ib[FK.H_P_FULL] = 0
+        ib[FK.H_P_RESULTS] = id(results)
+        del old  # (now that the header names the new ring)
 
     def _new_pool(self, kind: str) -> Pool:
         """A new pool of ``kind``, with what :meth:`Pool.free` checks before it is reused: the
@@ -264,9 +273,7 @@ def bind(model) -> None:
         from .model import Data
 
         s = model._tls.kin = KinState(model, c, Data(model).ws)
-        first = getattr(model, "_kin", None)
-        if first is None or first.buf.owner == s.buf.owner:  # (the first thread to bind, or it again)
-            model._kin = s
+    model._kin = s  # (the fast path's, until another thread's call takes it over)
 
 
 def checked_data(model, data):
@@ -284,11 +291,13 @@ _SLOT = {"T": FK.H_SLOT_T, "J6": FK.H_SLOT_J6, "J3": FK.H_SLOT_J3, "V3": FK.H_SL
 
 def retry(model, kind: str, entry, *inputs):
     """After ``entry(buf, *inputs, pool, results)`` on ``model._kin`` answered ``buf``: on
-    another thread than its owner's, the call on this thread's state; when the pool of
+    another thread than its owner's, the call on this thread's state, which takes
+    ``model._kin`` over; when the pool of
     ``kind`` is used up, a new one and the call once more; the result, or ``None`` (the call
     was refused for another reason: take the checked path)."""
     s = model._tls.kin
     if s is not model._kin:
+        model._kin = s  # (this thread takes the fast path over)
         r = entry(s.buf, *inputs, getattr(s, kind + "p"), getattr(s, kind))
         if r is not s.buf:
             return r
@@ -306,6 +315,7 @@ def retry_ring(model, entry, q, make):
     ``None`` (take the checked path)."""
     s = model._tls.kin
     if s is not model._kin:
+        model._kin = s  # (this thread takes the fast path over)
         r = entry(s.buf, q)
         if r is not s.buf:
             return r
@@ -315,29 +325,32 @@ def retry_ring(model, entry, q, make):
     tables = [np.empty((rows, 12)) for _ in range(placement_pool_size(rows))]
     like = make([np.empty((rows, 12))], s.nbodies, s.model)[0]
     like.R  # (its views made: the template of a result whose views were made)
-    s.ring(tables, make(tables, s.nbodies, s.model), like, views_offset(like))
+    s.ring(tables, make(tables, s.nbodies, s.model), like, slot_offsets(like))
     r = entry(s.buf, q)
     return None if r is s.buf else r
 
 
 @functools.cache
-def _views_offset(cls) -> int:
-    """The offset of the slot ``_views`` in instances of ``cls`` (found by its value in a
-    probe's memory), when the native layer can read what the ring checks (0: it cannot, and no
-    table is reused)."""
+def _slot_offsets(cls) -> tuple:
+    """The offsets of the slots ``_views`` and ``_table`` in instances of ``cls`` (each found by
+    its value in a probe's memory), when the native layer can read what the ring checks
+    (``(0, 0)``: it cannot, and no table is reused)."""
     if not (_native.available() and layout_ok()):
-        return 0
+        return 0, 0
     probe = object.__new__(cls)
-    for name in cls.__slots__:
-        setattr(probe, name, None)
-    views = probe._views = (np.empty(1), np.empty(1), np.empty(1), np.empty(1))
+    values = {name: object() for name in cls.__slots__}
+    for name, value in values.items():
+        setattr(probe, name, value)
     words = (ctypes.c_ssize_t * (cls.__basicsize__ // 8)).from_address(id(probe))
-    at = [8 * i for i, w in enumerate(words) if w == id(views)]
+    at = {name: [8 * i for i, w in enumerate(words) if w == id(value)] for name, value in values.items()}
+    views = (np.empty(1), np.empty(1), np.empty(1), np.empty(1))
     item = ctypes.c_ssize_t.from_address(id(views) + TUPLE_ITEMS + 8).value
     size = ctypes.c_ssize_t.from_address(id(views) + TUPLE_SIZE).value
-    return at[0] if len(at) == 1 and at[0] >= 16 and item == id(views[1]) and size == 4 else 0
+    if any(len(a) != 1 or a[0] < 16 for a in at.values()) or item != id(views[1]) or size != 4:
+        return 0, 0
+    return at["_views"][0], at["_table"][0]
 
 
-def views_offset(P) -> int:
-    """:func:`_views_offset` of the class of ``P``."""
-    return _views_offset(type(P))
+def slot_offsets(P) -> tuple:
+    """:func:`_slot_offsets` of the class of ``P``."""
+    return _slot_offsets(type(P))

@@ -79,7 +79,8 @@ H_NONE = 35  # of None;
 H_P_FULL = 36  # 1 when the last call found no free table (the caller makes a new ring)
 H_OWNER = 37  # a thread's buffer: the identity of its thread (0 in an out's: any thread), which the
 H_IDENT_AT = 38  # native entry points compare with what the function at this address answers
-H_SIZE = 39
+H_P_TABLE_AT = 39  # the offset of a Placements' table (the ring's, again: with H_P_VIEWS_AT)
+H_SIZE = 40
 
 #: The pool is used up: make a new one (slot counter back to 0) and call again.
 POOL_FULL = -40

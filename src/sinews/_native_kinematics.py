@@ -24,7 +24,7 @@ from . import _kinematics_fast_kernels as FK
 from ._jit import njit
 from ._kinematics_fast_kernels import (H_F64, H_IDENT_AT, H_INT64, H_NDARRAY, H_NONE, H_NQ, H_NROWS, H_NV, H_OUT,
                                        H_OWNER, H_OUT_MODEL, H_OUT_TABLE, H_P_FULL, H_P_LIKE, H_P_LIKE_VIEWS, H_P_RESULTS, H_P_TABLES,
-                                       H_P_TYPE, H_P_VIEWS_AT, H_SLOT_FK)
+                                       H_P_TABLE_AT, H_P_TYPE, H_P_VIEWS_AT, H_SLOT_FK)
 from ._native import (
     AR_DATA,
     OB_REFCNT,
@@ -120,9 +120,9 @@ def _dropped(ib, P, T):
     reference counts (``P``: the ring's list; ``T``: that list, ``P`` and, when ``P`` has made
     its four views, those), the type of each, and the table and the views compared with the
     ring's templates (:func:`~sinews._pools._as_made`: no weak reference, the same dtype, flags,
-    shape and strides).  Any view of the table (or of a view of it) has the table as its NumPy
-    base, and so counts."""
-    if load_i64(P + OB_REFCNT) != 1 or load_i64(P + OB_TYPE) != ib[H_P_TYPE]:
+    shape and strides), and ``P``'s table is ``T``.  Any view of the table (or of a view of it)
+    has the table as its NumPy base, and so counts."""
+    if load_i64(P + OB_REFCNT) != 1 or load_i64(P + OB_TYPE) != ib[H_P_TYPE] or load_i64(P + ib[H_P_TABLE_AT]) != T:
         return False
     V = load_i64(P + ib[H_P_VIEWS_AT])
     held = 2
@@ -143,12 +143,16 @@ def _dropped(ib, P, T):
 
 @njit(cache=True, forceinline=True)
 def _next_table(ib):
-    """The ring's table to write next, or -1 (:data:`H_P_FULL` set: make a new ring).  The
-    ring (``K`` tables, ``K`` even) keeps a cursor: the table after the one handed out last, or
-    the one before (``slot ^ 1``), so that a loop that drops its results alternates two tables;
-    from the cursor on, :data:`PROBES` tables are tried (:func:`_dropped`).  Where no result is
-    reused (``H_P_VIEWS_AT`` 0), each table is handed out once, in order."""
+    """The ring's table to write next, or -1 (:data:`H_P_FULL` set: make a new ring; also when
+    the header names no ring).  The ring (``K`` tables, ``K`` even) keeps a cursor: the table
+    after the one handed out last, or the one before (``slot ^ 1``), so that a loop that drops
+    its results alternates two tables; from the cursor on, :data:`PROBES` tables are tried
+    (:func:`_dropped`).  Where no result is reused (``H_P_VIEWS_AT`` 0), each table is handed
+    out once, in order."""
     results = ib[H_P_RESULTS]
+    if results == 0:  # (no ring named: none yet, or one being replaced, or its replacement interrupted)
+        ib[H_P_FULL] = 1
+        return -1
     k = list_size(results)
     c = ib[H_SLOT_FK]
     if ib[H_P_VIEWS_AT] == 0:
@@ -177,7 +181,7 @@ def placements_n(self, args, nargs):
             q = vector(args[1], ib[H_NQ])
             nr = ib[H_NROWS]
             if op_of(self) != INTO:
-                if nargs == 2 and ib[H_P_RESULTS] != 0 and _mine(ib):
+                if nargs == 2 and _mine(ib):
                     i = _next_table(ib)
                     if i >= 0 and FK.placements_into_f(q, matrix(list_item(ib[H_P_TABLES], i), nr, I12), buf) == 0:
                         ib[H_SLOT_FK] = (i ^ 1) if ib[H_P_VIEWS_AT] != 0 else i + 1

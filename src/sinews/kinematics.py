@@ -153,6 +153,10 @@ class Placements:
         return {"_views": self._views, "_nbodies": self._nbodies, "_model": self._model}
 
     def __setstate__(self, state):
+        # (only on a new object, as copy and pickle make it: a result's table and views are
+        # what the ring of forward_kinematics checks before it writes the table again)
+        if any(getattr(self, name, None) is not None for name in ("_table", "_views", "_model")):
+            raise TypeError("Placements.__setstate__: only a new Placements (copy, pickle) takes a state")
         if isinstance(state, tuple):  # (pickled before Placements had read-only attributes)
             old = state[1] or {}
             if old.get("_table") is not None:

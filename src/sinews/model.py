@@ -100,7 +100,7 @@ class Model:
         self._shapes: dict[str, list[ShapeRecord]] = {"visual": [], "collision": []}
         self._compiled = None
         self._tls = threading.local()  # per-thread default workspace (see default_data)
-        self._kin = None  # the kinematics fast path's state of the first thread to use it (sinews._kinematics_fast)
+        self._kin = None  # the kinematics fast path's state of the thread that called last (sinews._kinematics_fast)
         self._lock = threading.Lock()  # compiles the model once when threads race to use it
         self._gravity = np.zeros(3)
         self.gravity = gravity
