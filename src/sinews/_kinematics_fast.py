@@ -56,7 +56,7 @@ from . import _layout as L
 from ._kinematics_common import _REF as REF
 from . import _native
 from ._native import TUPLE_ITEMS, TUPLE_SIZE
-from ._pools import ARRAYS, OBJECTS, Pool, PoolPair, layout_ok, view_pool
+from ._pools import ARRAYS, OBJECTS, Pool, PoolPair, view_pool, weaklist_ok
 from .algorithms import get_data
 from .spatial import Transform
 
@@ -335,7 +335,7 @@ def _slot_offsets(cls) -> tuple:
     """The offsets of the slots ``_views`` and ``_table`` in instances of ``cls`` (each found by
     its value in a probe's memory), when the native layer can read what the ring checks
     (``(0, 0)``: it cannot, and no table is reused)."""
-    if not (_native.available() and layout_ok()):
+    if not (_native.available() and weaklist_ok()):  # (not layout_ok: it compiles the pools' checks)
         return 0, 0
     probe = object.__new__(cls)
     values = {name: object() for name in cls.__slots__}

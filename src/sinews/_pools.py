@@ -133,7 +133,7 @@ def _layout_ok() -> bool:
     """Whether :func:`held_n` sees, on known arrays, what Python reports: an array held only by
     the list passes; one more reference, a weak reference or a changed flag fails it (else, or
     without the native layer, no pool is reused)."""
-    if np.ndarray.__weakrefoffset__ != AR_WEAKLIST:
+    if not weaklist_ok():
         return False
     block = np.zeros((2, 3))
     items, like = list(block), block[0]
@@ -152,6 +152,12 @@ def _layout_ok() -> bool:
         return False
     items[1].flags.writeable = True
     return _HELD_1_1(items, like) is items
+
+
+def weaklist_ok() -> bool:
+    """Whether :data:`AR_WEAKLIST` is where the running NumPy keeps an array's weak references
+    (the other fields :func:`_as_made` reads are checked by :func:`sinews._native.available`)."""
+    return np.ndarray.__weakrefoffset__ == AR_WEAKLIST
 
 
 @functools.cache
