@@ -145,6 +145,41 @@ def test_threads(state):
     assert not errors
 
 
+def test_the_calling_thread_takes_the_fast_path_over(state, monkeypatch):
+    """``model._fast`` is the context block of the thread that called last: its entry points
+    refuse another thread (which then takes the checked path once, and the fast path over),
+    and leave the other thread's workspace and pool alone."""
+    m, q, v, a = state
+    expect = _checked(m, q, v, a)
+    for _ in range(3):
+        _fast(m, q, v, a)
+    main = m._fast
+    assert main is m._tls.fast and main[0].owner == threading.get_ident()
+    pool = list(main[2])
+    seen = {}
+
+    def work():
+        cx = main[0]
+        seen["refused"] = [rnea_mod._RNEA(cx, q, v, a, np.empty(m.nv)) is cx, crba_mod._CRBA(cx, q, main[2]) is cx,
+                           aba_mod._ABA(cx, q, v, a, np.empty(m.nv)) is cx, minv_mod._MINV(cx, q, main[2]) is cx]
+        for _ in range(3):
+            got = _fast(m, q, v, a)
+        seen["equal"] = all(np.array_equal(x, y) for x, y in zip(got, expect))
+        seen["taken over"] = m._fast is m._tls.fast and m._fast is not main
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert all(seen["refused"]) and seen["equal"] and seen["taken over"]
+    assert len(main[2]) == len(pool) and all(x is y for x, y in zip(main[2], pool))  # (nothing taken from it)
+    _fast(m, q, v, a)  # (the main thread takes it back, then stays on the fast path)
+    assert m._fast is main
+    for mod, name in ((rnea_mod, "_rnea"), (crba_mod, "_crba"), (aba_mod, "_aba"), (minv_mod, "_minverse")):
+        monkeypatch.setattr(mod, name, lambda *args: pytest.fail("checked path taken"))
+    for x, y in zip(_fast(m, q, v, a), expect):
+        assert np.array_equal(x, y)
+
+
 def test_out_takes_the_fast_path_and_bad_outs_the_checked_path(state, monkeypatch):
     """rnea and aba with ``out=``: the entry point writes the caller's array (the same bits as a
     new result); an out it refuses gets the checked path's error."""

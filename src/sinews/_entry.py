@@ -2,7 +2,7 @@
 
 A public call without ``f_ext``, ``data`` or ``out`` does, in Python, only this::
 
-    cx, nv, _ = model._tls.fast          # this thread's context block, bound once (Model.default_data)
+    cx, nv, _ = model._fast              # the last calling thread's context block (Model.default_data)
     tau = np.empty(nv)
     if RNEA(cx, q, v, a, tau) is tau:    # one native call (sinews._native_entry.rnea_n)
         return tau
@@ -18,8 +18,13 @@ and returns a code.  Anything refused, any non-zero code or exception sends the 
 which converts what it may and raises the named ``ValueError`` otherwise: the fast path never
 changes a result or an error, it only skips work for arguments that need none.
 
-This module binds the thread's context block (:func:`fast_args`) and keeps the dispatcher
-path: where the native layer is not available, each entry point dispatches an entry kernel
+``model._fast`` is the context block, pool and size of the thread that called last (a plain
+attribute: a thread-local look-up costs 0.03 us): the block holds its thread's identity, which
+the entry points compare with the calling thread's (:func:`sinews._native.owned`), so another
+thread's call is refused and takes the checked path, whose look-up of that thread's own
+workspace (:func:`sinews.algorithms.get_data`) takes ``model._fast`` over: once per turn of
+the GIL.  This module binds the thread's context block (:func:`fast_args`) and keeps the
+dispatcher path: where the native layer is not available, each entry point dispatches an entry kernel
 (``rnea_x``, ...) compiled for exactly one signature (:data:`SIGNATURES`, contiguous, writeable,
 aligned float64 arrays) with compilation then disabled (:func:`typed`), so that Numba's C
 dispatcher refuses other argument types with an exception.
@@ -109,4 +114,6 @@ def fast_args(model, data):
         return None
     cx = _native.context(c.nq, c.nv, c.mi, c.mf, data.ws, MK.data_buffer(data))
     cx[_native.CX_POOL] = id(MatrixPool)
+    cx[_native.CX_OWNER] = _native.thread_ident()  # (the calling thread's: Model.default_data)
+    cx.owner = threading.get_ident()
     return cx, c.nv, MatrixPool(c.nv)

@@ -140,6 +140,14 @@ def call_c(typingctx, addr):
 THREAD_IDENT_AT = ctypes.cast(ctypes.pythonapi.PyThread_get_thread_ident, ctypes.c_void_p).value
 
 
+@njit(cache=True, forceinline=True)
+def owned(owner, ident_at):
+    """Whether the calling thread may use a per-thread state whose owner (a thread identity, or
+    0 for any thread) is ``owner``: what the function at ``ident_at`` (:data:`THREAD_IDENT_AT`)
+    answers is that identity."""
+    return owner == 0 or call_c(ident_at) == owner
+
+
 def thread_ident() -> int:
     """``threading.get_ident()`` as the int64 that native code compares (:data:`THREAD_IDENT_AT`)."""
     return ctypes.c_int64(threading.get_ident()).value
@@ -269,7 +277,9 @@ CX_BUF = 12  #: address of a scratch vector (float64, CX_NBUF): minverse's
 CX_NBUF = 13
 CX_LINKS = 14  #: address of the link indices 0 .. nl - 1 (int64, CX_NL): "every link" for chain_poses
 CX_POOL = 15  #: address of the type of the thread's pools of (nv, nv) results (sinews._entry.MatrixPool)
-CX_SIZE = 16
+CX_OWNER = 16  #: the identity of the thread the block serves (0: any), compared by :func:`owned`
+CX_IDENT_AT = 17  #: with what the function at this address answers (:data:`THREAD_IDENT_AT`)
+CX_SIZE = 18
 
 
 @njit(cache=True, forceinline=True)
@@ -571,12 +581,15 @@ class Context(np.ndarray):
 
     arrays: tuple
     links: np.ndarray
+    owner: int
 
 
 def context(nq: int, nv: int, mi, mf, ws, buf) -> Context:
     """The context block of one model and workspace (``mi``, ``mf``, ``ws``, the scratch vector
     ``buf``), holding them."""
     cx = np.zeros(CX_SIZE, dtype=np.int64).view(Context)
+    cx[CX_IDENT_AT] = THREAD_IDENT_AT
+    cx.owner = 0  # (any thread, until sinews._entry.fast_args binds it to one: the fallback's check)
     links = np.arange(mi.shape[0], dtype=np.int64)
     cx.arrays = (mi, mf, ws, buf)
     cx.links = links

@@ -15,6 +15,8 @@ function compiles in about 0.1 s instead of 1.5 s (``aba``, cold cache), and a c
 same.  ``crba_n`` links its kernels, which is faster per call on a small robot.
 """
 
+from threading import get_ident
+
 from numba import carray, types
 
 from . import _minv_kernels as MK
@@ -29,12 +31,14 @@ from ._pools import pool_last, pool_pop
 from ._native import (
     CX_BUF,
     CX_F64,
+    CX_IDENT_AT,
     CX_LINKS,
     CX_NBUF,
     CX_NDARRAY,
     CX_NL,
     CX_NQ,
     CX_NV,
+    CX_OWNER,
     CX_POOL,
     I0,
     I1,
@@ -52,10 +56,18 @@ from ._native import (
     matrix,
     model_arrays,
     new_ref,
+    owned,
     refuse,
     vector,
 )
 from ._rnea_kernels import rnea
+
+
+@njit(cache=True, forceinline=True)
+def _mine(cx):
+    """Whether the calling thread may use the context block ``cx`` (the thread that owns it, or
+    any for a block bound to none)."""
+    return owned(cx[CX_OWNER], cx[CX_IDENT_AT])
 
 
 @njit(cache=True, forceinline=True)
@@ -87,7 +99,7 @@ def _q_pool_ok(args, cx):
     t = cx[CX_NDARRAY]
     f = cx[CX_F64]
     nv = cx[CX_NV]
-    if not is_vector(args[1], t, f, cx[CX_NQ], IN):
+    if not _mine(cx) or not is_vector(args[1], t, f, cx[CX_NQ], IN):
         return 0
     M = pool_last(args[2], cx[CX_POOL])
     if M == 0 or not is_matrix(M, t, f, nv, nv, OUT):
@@ -123,7 +135,7 @@ def rnea_n(self, args, nargs):
     """``rnea(cx, q, v, a, tau)``."""
     if nargs == 5 and called_with(self, args, nargs):
         cx = block(args[0])
-        if _state_ok(args, cx):
+        if _mine(cx) and _state_ok(args, cx):
             ok, code = call_kernel(rnea, kernel_slot(self, I0), _state_views(args, cx) + (I0,))
             if ok and code == 0:
                 return new_ref(args[4])
@@ -135,7 +147,7 @@ def aba_n(self, args, nargs):
     """``aba(cx, q, v, tau, qdd)``."""
     if nargs == 5 and called_with(self, args, nargs):
         cx = block(args[0])
-        if _state_ok(args, cx):
+        if _mine(cx) and _state_ok(args, cx):
             ok, code = call_kernel(aba, kernel_slot(self, I0), _state_views(args, cx) + (I0,))
             if ok and code == 0:
                 return new_ref(args[4])
@@ -201,6 +213,8 @@ def _fallback(name: str, module=None, narrays: int = 3):
         kernel = typed(name, module)
 
         def call(cx, *args):
+            if cx.owner and cx.owner != get_ident():
+                return cx
             return args[-1] if kernel(*args, *cx.arrays[:narrays]) == 0 else cx
 
         return call
@@ -217,6 +231,8 @@ def _pool_fallback(name: str, module=None, narrays: int = 3):
         kernel = typed(name, module)
 
         def call(cx, q, results):
+            if cx.owner and cx.owner != get_ident():
+                return cx
             if results and kernel(q, results[-1], *cx.arrays[:narrays]) == 0:
                 return results.pop()
             return cx

@@ -37,7 +37,6 @@ from ._native import (
     IN,
     OUT,
     array3,
-    call_c,
     called_with,
     dim,
     f64_ptr,
@@ -51,6 +50,7 @@ from ._native import (
     matrix,
     new_ref,
     op_of,
+    owned,
     refuse,
     vector,
 )
@@ -77,7 +77,7 @@ def _buffer(obj):
 def _mine(ib):
     """Whether the calling thread may use the buffer of header ``ib``: the thread that owns
     it (a thread's state), or any (an out's buffer)."""
-    return ib[H_OWNER] == 0 or call_c(ib[H_IDENT_AT]) == ib[H_OWNER]
+    return owned(ib[H_OWNER], ib[H_IDENT_AT])
 
 
 @njit(cache=True, forceinline=True)

@@ -68,7 +68,7 @@ def aba(
     """
     if f_ext is None and data is None:  # the fast path (sinews._entry)
         try:
-            cx, nv, _ = model._tls.fast
+            cx, nv, _ = model._fast
             qdd = _empty(nv) if out is None else out  # (an out the entry point refuses: the checked path)
             if _ABA(cx, q, v, tau, qdd) is qdd:
                 return qdd

@@ -36,7 +36,7 @@ def crba(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray:
     (``model.data()``; default the calling thread's own)."""
     if data is None:  # the fast path (sinews._entry)
         try:
-            cx, _, results = model._tls.fast
+            cx, _, results = model._fast
             M = _CRBA(cx, q, results)  # (a matrix taken from the pool, or cx: refused)
             if M is not cx or (results.refill() and (M := _CRBA(cx, q, results)) is not cx):
                 return M

@@ -43,7 +43,7 @@ def minverse(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray
     :mod:`sinews._minv_kernels`)."""
     if data is None:  # the fast path (sinews._entry): this thread's workspace and scratch
         try:
-            cx, _, results = model._tls.fast
+            cx, _, results = model._fast
             Minv = _MINV(cx, q, results)  # (a matrix taken from the pool, or cx: refused)
             if Minv is not cx or (results.refill() and (Minv := _MINV(cx, q, results)) is not cx):
                 return Minv

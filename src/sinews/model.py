@@ -101,6 +101,7 @@ class Model:
         self._compiled = None
         self._tls = threading.local()  # per-thread default workspace (see default_data)
         self._kin = None  # the kinematics fast path's state of the thread that called last (sinews._kinematics_fast)
+        self._fast = None  # the tree algorithms' fast-path arguments of the thread that called last (sinews._entry)
         self._lock = threading.Lock()  # compiles the model once when threads race to use it
         self._gravity = np.zeros(3)
         self.gravity = gravity
@@ -111,6 +112,7 @@ class Model:
         state = self.__dict__.copy()
         del state["_tls"], state["_lock"]
         state.pop("_kin", None)
+        state.pop("_fast", None)
         return state
 
     def __setstate__(self, state):
@@ -119,7 +121,7 @@ class Model:
         state.setdefault("_shapes", {"visual": [], "collision": []})
         self.__dict__.update(state)
         self._tls = threading.local()
-        self._kin = None
+        self._kin = self._fast = None
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ building
@@ -466,6 +468,7 @@ class Model:
             # what the public fast path needs (sinews._entry), bound once per thread
             self._tls.fast = fast_args(self, d)
             self._tls.data = d
+        self._fast = self._tls.fast  # (the fast path of the thread that called last)
         return d
 
     # ------------------------------------------------------------------ display

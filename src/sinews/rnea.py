@@ -53,7 +53,7 @@ def rnea(
     """
     if f_ext is None and data is None:  # the fast path (sinews._entry)
         try:
-            cx, nv, _ = model._tls.fast
+            cx, nv, _ = model._fast
             tau = _empty(nv) if out is None else out  # (an out the entry point refuses: the checked path)
             if _RNEA(cx, q, v, a, tau) is tau:
                 return tau
