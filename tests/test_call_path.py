@@ -180,6 +180,63 @@ def test_the_calling_thread_takes_the_fast_path_over(state, monkeypatch):
         assert np.array_equal(x, y)
 
 
+@pytest.mark.parametrize("name", ["crba", "minverse"])
+def test_a_refused_call_never_refills_another_threads_pool(name, monkeypatch):
+    """Thread B refills its pool of matrices; right after its spare was found free, thread A runs
+    a call that finds ``model._fast`` to be B's: A takes its own over and leaves B's pool alone,
+    so no matrix is handed out twice (the interleaving a GIL switch inside the refill can make,
+    forced here at that point)."""
+    from sinews import _pools
+
+    fn = getattr(sinews, name)
+    m = arm7()
+    rng = np.random.default_rng(2)
+    qs = [sinews.random_configuration(m, rng) for _ in range(300)]
+    free = _pools.Pool.free
+    a_bound, go_a, a_done = threading.Event(), threading.Event(), threading.Event()
+    st = {"armed": False, "B": None}
+
+    def free_then_switch(self):
+        r = free(self)
+        if st["armed"] and threading.get_ident() == st["B"]:
+            st["armed"] = False
+            go_a.set()
+            a_done.wait(30)
+        return r
+
+    monkeypatch.setattr(_pools.Pool, "free", free_then_switch)
+
+    def thread_a():
+        fn(m, qs[0])
+        fn(m, qs[0])
+        a_bound.set()
+        go_a.wait(30)
+        st["A found B's"] = m._fast[0].owner == st["B"]
+        st["A's result"] = (fn(m, qs[1]), fn(m, qs[1], data=m.data()))
+        a_done.set()
+
+    def thread_b():
+        st["B"] = threading.get_ident()
+        a = threading.Thread(target=thread_a)
+        a.start()
+        a_bound.wait(30)
+        for _ in range(3 * 64):  # (arm7: pools of 64 matrices, used up and dropped: the spare is free)
+            fn(m, qs[2])
+        st["armed"] = True
+        kept = [(q, fn(m, q)) for q in qs[10:210]]
+        a.join(30)
+        d = m.data()
+        st["wrong"] = sum(not np.array_equal(M, fn(m, q, data=d)) for q, M in kept)
+        st["shared"] = len(kept) - len({M.__array_interface__["data"][0] for _, M in kept})
+
+    b = threading.Thread(target=thread_b)
+    b.start()
+    b.join(60)
+    assert not st["armed"] and st["A found B's"], "the interleaving was not reached"
+    assert st["wrong"] == 0 and st["shared"] == 0
+    np.testing.assert_array_equal(*st["A's result"])
+
+
 def test_out_takes_the_fast_path_and_bad_outs_the_checked_path(state, monkeypatch):
     """rnea and aba with ``out=``: the entry point writes the caller's array (the same bits as a
     new result); an out it refuses gets the checked path's error."""

@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 from . import _aba_kernels as K
 from ._checks import output, raise_kernel_code, state3
 from . import _native_entry as N
+from ._entry import take_over
 from ._native import Context, Entry
 from .algorithms import NO_FORCES, get_data, link_forces
 
@@ -70,7 +71,7 @@ def aba(
         try:
             cx, nv, _ = model._fast
             qdd = _empty(nv) if out is None else out  # (an out the entry point refuses: the checked path)
-            if _ABA(cx, q, v, tau, qdd) is qdd:
+            if _ABA(cx, q, v, tau, qdd) is qdd or ((f := take_over(model)) and _ABA(f[0], q, v, tau, qdd) is qdd):
                 return qdd
         except Exception:
             pass

@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike
 from . import _rnea_kernels as K
 from ._checks import output, raise_kernel_code, state3
 from . import _native_entry as N
+from ._entry import take_over
 from ._native import Context, Entry
 from .algorithms import NO_FORCES, get_data, link_forces
 
@@ -55,7 +56,7 @@ def rnea(
         try:
             cx, nv, _ = model._fast
             tau = _empty(nv) if out is None else out  # (an out the entry point refuses: the checked path)
-            if _RNEA(cx, q, v, a, tau) is tau:
+            if _RNEA(cx, q, v, a, tau) is tau or ((f := take_over(model)) and _RNEA(f[0], q, v, a, tau) is tau):
                 return tau
         except Exception:
             pass
