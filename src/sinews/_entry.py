@@ -114,6 +114,23 @@ def take_over(model):
     return f
 
 
+def pool_retry(model, entry, q):
+    """After ``entry(cx, q, results)`` (``crba``, ``minverse``) on ``model._fast`` answered
+    ``cx``: the call on this thread's own block when ``model._fast`` was another thread's
+    (:func:`take_over`), then once more after refilling this thread's pool when it was used up;
+    the matrix, or ``None`` (take the checked path)."""
+    if (f := take_over(model)) is None:
+        f = model._fast
+    else:
+        M = entry(f[0], q, f[2])
+        if M is not f[0]:
+            return M
+    cx, _, results = f
+    if results.refill() and (M := entry(cx, q, results)) is not cx:
+        return M
+    return None
+
+
 def fast_args(model, data):
     """What the fast path needs from ``data`` (a workspace of ``model``): ``(cx, nv, results)``
     with ``cx`` the context block of the entry points (:func:`sinews._native.context`, which

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 from . import _crba_kernels as K
 from ._checks import raise_kernel_code, vector
 from . import _native_entry as N
-from ._entry import take_over
+from ._entry import pool_retry
 from ._native import Context, Entry
 from .algorithms import get_data
 
@@ -39,13 +39,7 @@ def crba(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray:
         try:
             cx, _, results = model._fast
             M = _CRBA(cx, q, results)  # (a matrix taken from the pool, or cx: refused)
-            if M is not cx:
-                return M
-            if (f := take_over(model)) is not None:  # (model._fast was another thread's)
-                cx, _, results = f
-                if (M := _CRBA(cx, q, results)) is not cx:
-                    return M
-            if results.refill() and (M := _CRBA(cx, q, results)) is not cx:  # (this thread's pool only)
+            if M is not cx or (M := pool_retry(model, _CRBA, q)) is not None:
                 return M
         except Exception:
             pass

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 from . import _minv_kernels as MK
 from ._checks import raise_kernel_code, vector
 from . import _native_entry as N
-from ._entry import take_over
+from ._entry import pool_retry
 from ._native import Context, Entry
 from .aba import _run
 from .algorithms import NO_FORCES
@@ -46,13 +46,7 @@ def minverse(model: Model, q: ArrayLike, data: Data | None = None) -> np.ndarray
         try:
             cx, _, results = model._fast
             Minv = _MINV(cx, q, results)  # (a matrix taken from the pool, or cx: refused)
-            if Minv is not cx:
-                return Minv
-            if (f := take_over(model)) is not None:  # (model._fast was another thread's)
-                cx, _, results = f
-                if (Minv := _MINV(cx, q, results)) is not cx:
-                    return Minv
-            if results.refill() and (Minv := _MINV(cx, q, results)) is not cx:  # (this thread's pool only)
+            if Minv is not cx or (Minv := pool_retry(model, _MINV, q)) is not None:
                 return Minv
         except Exception:
             pass
