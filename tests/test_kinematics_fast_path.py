@@ -16,14 +16,15 @@ from sinews._checks import NonFiniteResultError
 from sinews.sample_models import JOINT_FACTORIES, quadruped12, random_tree
 
 
-def _model():
-    m = random_tree(12, 3, joint_types=list(JOINT_FACTORIES))
+def framed_random_tree(nbodies: int = 12):
+    """A random tree of ``nbodies`` with every joint type and a frame off every other body."""
+    m = random_tree(nbodies, 3, joint_types=list(JOINT_FACTORIES))
     for b in m.bodies[1::2]:
         m.add_frame(f"f{b.id}", b.id, sinews.Transform.from_rpy(0.2, -0.4, 0.7, [0.1, 0.0, -0.2]))
     return m
 
 
-M = _model()
+M = framed_random_tree()
 FRAMES = [f.name for f in M.frames]
 BODIES = [b.name for b in M.bodies[1:]]
 
@@ -170,7 +171,7 @@ def test_the_thread_that_calls_takes_the_model_state_over():
     native entry points refuse any other thread, whose call then takes it over with its own
     state (one refused call), gives the checked path's results and leaves the other state
     untouched."""
-    m = _model()
+    m = framed_random_tree()
     q, v = _state(m, 5)
     point = np.array([0.1, 0.2, -0.3])
     calls = _calls(m, q, v, FRAMES[0], BODIES[2], point)
@@ -212,7 +213,7 @@ def test_a_frame_added_after_another_thread_bound_is_found_on_the_fast_path(monk
     """A frame the state in ``model._kin`` does not know (another thread bound it before the
     frame was added): the first call rebinds this thread's state, the next ones take the fast
     path."""
-    m = _model()
+    m = framed_random_tree()
     q, _ = _state(m, 8)
     _in_threads(lambda: sinews.frame_placement(m, q, FRAMES[0]) and sinews.frame_placement(m, q, FRAMES[0]), 1)
     m.add_frame("later", m.nbodies - 1, sinews.Transform.translation([0.0, 0.0, 0.3]))
@@ -226,7 +227,7 @@ def test_a_frame_added_after_another_thread_bound_is_found_on_the_fast_path(monk
 
 
 def test_threads_calling_every_function_at_once_get_their_own_results():
-    m = _model()
+    m = framed_random_tree()
     q, v = _state(m, 6)
     point = np.array([0.0, 0.1, 0.2])
     calls = _calls(m, q, v, FRAMES[1], BODIES[3], point)
@@ -249,7 +250,7 @@ def test_copies_and_pickles_of_a_model_bind_their_own_state():
     import copy
     import pickle
 
-    m = _model()
+    m = framed_random_tree()
     q, _ = _state(m, 7)
     sinews.forward_kinematics(m, q)
     for c in (copy.copy(m), copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
@@ -420,7 +421,7 @@ def test_gravity_set_after_binding_is_seen_by_the_dynamics_and_ignored_by_kinema
     """The kinematics state copies the model's float table once; gravity, which may still be set
     afterwards, is not read from that copy (kinematics do not depend on it), and the dynamics
     read the model's own table."""
-    m = _model()
+    m = framed_random_tree()
     q, v = _state(m, 7)
     com0, J0 = sinews.center_of_mass(m, q), sinews.frame_jacobian(m, q, FRAMES[0], "world")
     tau0 = sinews.rnea(m, q, v, np.zeros(m.nv))

@@ -15,17 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sinews
-from sinews.sample_models import JOINT_FACTORIES, arm7, quadruped12, random_tree
+from sinews.sample_models import arm7, quadruped12
+from test_kinematics_fast_path import framed_random_tree
 
-
-def _model():
-    m = random_tree(10, 3, joint_types=list(JOINT_FACTORIES))
-    for b in m.bodies[1::2]:
-        m.add_frame(f"f{b.id}", b.id, sinews.Transform.from_rpy(0.2, -0.4, 0.7, [0.1, 0.0, -0.2]))
-    return m
-
-
-M = _model()
+M = framed_random_tree(10)
 
 
 def _q(m, seed):
@@ -113,7 +106,7 @@ def test_out_must_be_a_result(bad):
 
 
 def test_out_of_another_model_or_read_only_is_refused():
-    other = _model()  # the same structure, another model
+    other = framed_random_tree(10)  # the same structure, another model
     P = sinews.forward_kinematics(other, _q(other, 0))
     sinews.forward_kinematics(other, _q(other, 0), out=P)
     with pytest.raises(ValueError, match="out must be the Placements"):
