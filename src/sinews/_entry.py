@@ -22,11 +22,11 @@ changes a result or an error, it only skips work for arguments that need none.
 attribute: a thread-local look-up costs 0.03 us): the block holds its thread's identity, which
 the entry points compare with the calling thread's (:func:`sinews._native.owned`), so another
 thread's call is refused and made once more on that thread's own (:func:`take_over`), which
-takes ``model._fast`` over: once per turn of the GIL (about 0.1 us).  A thread without a
-workspace yet takes the checked path, whose look-up of it (:func:`sinews.algorithms.get_data`)
-takes ``model._fast`` over too.  This module binds the thread's context block (:func:`fast_args`) and keeps the
-dispatcher path: where the native layer is not available, each entry point dispatches an entry kernel
-(``rnea_x``, ...) compiled for exactly one signature (:data:`SIGNATURES`, contiguous, writeable,
+takes ``model._fast`` over: once per turn of the GIL (about 0.15 us).  A thread without a
+workspace yet takes the checked path, which creates it (``Model.default_data``) and takes
+``model._fast`` over too.  This module binds the thread's context block (:func:`fast_args`)
+and keeps the dispatcher path: where the native layer is not available, each entry point
+dispatches an entry kernel (``rnea_x``, ...) compiled for exactly one signature (:data:`SIGNATURES`, contiguous, writeable,
 aligned float64 arrays) with compilation then disabled (:func:`typed`), so that Numba's C
 dispatcher refuses other argument types with an exception.
 """
@@ -106,7 +106,9 @@ def take_over(model):
     ``model._fast`` was another thread's (it is this thread's from now on; the caller calls once
     more on it), else ``None``.  A pool is refilled only by its own thread: the caller refills
     ``results`` only from this thread's tuple (a refill is Python code, which another thread's
-    refused call could otherwise interleave with, handing a matrix out twice)."""
+    refused call could otherwise interleave with, handing a matrix out twice).  (The kinematics'
+    ``retry`` does the same with ``model._kin``, inline: a look-up by name costs 0.1-0.2 us more
+    per take-over.)"""
     f = model._tls.fast
     if f is model._fast:
         return None

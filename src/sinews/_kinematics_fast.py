@@ -292,9 +292,9 @@ _SLOT = {"T": FK.H_SLOT_T, "J6": FK.H_SLOT_J6, "J3": FK.H_SLOT_J3, "V3": FK.H_SL
 def retry(model, kind: str, entry, *inputs):
     """After ``entry(buf, *inputs, pool, results)`` on ``model._kin`` answered ``buf``: on
     another thread than its owner's, the call on this thread's state, which takes
-    ``model._kin`` over; when the pool of
-    ``kind`` is used up, a new one and the call once more; the result, or ``None`` (the call
-    was refused for another reason: take the checked path)."""
+    ``model._kin`` over (as :func:`~sinews._entry.take_over` does ``model._fast``); when the
+    pool of ``kind`` is used up, a new one and the call once more; the result, or ``None`` (the
+    call was refused for another reason: take the checked path)."""
     s = model._tls.kin
     if s is not model._kin:
         model._kin = s  # (this thread takes the fast path over)

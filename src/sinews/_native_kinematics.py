@@ -23,8 +23,8 @@ from numba import carray
 from . import _kinematics_fast_kernels as FK
 from ._jit import njit
 from ._kinematics_fast_kernels import (H_F64, H_IDENT_AT, H_INT64, H_NDARRAY, H_NONE, H_NQ, H_NROWS, H_NV, H_OUT,
-                                       H_OWNER, H_OUT_MODEL, H_OUT_TABLE, H_P_FULL, H_P_LIKE, H_P_LIKE_VIEWS, H_P_RESULTS, H_P_TABLES,
-                                       H_P_TABLE_AT, H_P_TYPE, H_P_VIEWS_AT, H_SLOT_FK)
+                                       H_OUT_MODEL, H_OUT_TABLE, H_OWNER, H_P_FULL, H_P_LIKE, H_P_LIKE_VIEWS,
+                                       H_P_RESULTS, H_P_TABLE_AT, H_P_TABLES, H_P_TYPE, H_P_VIEWS_AT, H_SLOT_FK)
 from ._native import (
     AR_DATA,
     OB_REFCNT,

@@ -23,10 +23,7 @@ def get_data(model: Model, data: Data | None) -> Data:
     """The workspace to use: ``data`` (checked to belong to ``model``) or the model's default."""
     if data is None:
         try:  # the calling thread's default workspace (Model.default_data), if it exists
-            tls = model._tls
-            d = tls.data
-            model._fast = tls.fast  # (this thread's fast path from now on: sinews._entry)
-            return d
+            return model._tls.data
         except AttributeError:
             pass
         if not isinstance(model, Model):

@@ -147,7 +147,7 @@ class Placements:
     def __getstate__(self):
         # (copy, deepcopy, pickle) the table (the four arrays are views of it, made again on
         # first access) or the four arrays, and the model; not the fast path's buffer, which
-        # holds addresses, nor the pool's list of views
+        # holds addresses
         if self._table is not None:
             return {"_table": self._table, "_nbodies": self._nbodies, "_model": self._model}
         return {"_views": self._views, "_nbodies": self._nbodies, "_model": self._model}

@@ -466,9 +466,8 @@ class Model:
 
             d = Data(self)
             # what the public fast path needs (sinews._entry), bound once per thread
-            self._tls.fast = fast_args(self, d)
+            self._tls.fast = self._fast = fast_args(self, d)  # (model._fast: the thread that called last's)
             self._tls.data = d
-        self._fast = self._tls.fast  # (the fast path of the thread that called last)
         return d
 
     # ------------------------------------------------------------------ display
